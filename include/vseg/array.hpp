@@ -1,0 +1,212 @@
+// vseg::array<T>: a flat, immutable array that shares its buffer.
+//
+// An array is a slice (pointer + length) of a buffer held by a shared owner.
+// Copying an array or slicing it is O(1) and copies no element; the elements
+// never change once the array is built. Arrays are built either from existing
+// data (initializer list, std::vector, any sized range) or by filling a
+// vseg::buffer<T> — storage allocated *without* value-initialisation, for
+// callers that are about to overwrite every element — and freezing it.
+//
+// Sizes and indices are std::int64_t throughout. array<bool> is an ordinary
+// array of one-byte bools (never std::vector<bool>'s bit packing), so it has
+// data() and spans like every other element type.
+#pragma once
+
+#include <algorithm>
+#include <concepts>
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
+#include <ranges>
+#include <span>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include <boost/container/vector.hpp>
+
+#include "vseg/detail/error.hpp"
+
+namespace vseg {
+
+template <class T>
+class array;
+
+// A mutable, uniquely owned buffer of n elements, filled by its creator and
+// then frozen into an array<T> in O(1).
+template <class T>
+class buffer {
+ public:
+  using value_type = T;
+
+  buffer() = default;
+
+  // n elements left default-initialised: for trivial T their values are
+  // indeterminate, so every element must be written before it is read.
+  static buffer for_overwrite(std::int64_t n) {
+    check_size(n);
+    buffer b;
+    b.storage_ = std::make_unique<storage_type>(static_cast<std::size_t>(n),
+                                                boost::container::default_init);
+    return b;
+  }
+
+  // n copies of value.
+  static buffer filled(std::int64_t n, const T& value) {
+    check_size(n);
+    buffer b;
+    b.storage_ = std::make_unique<storage_type>(static_cast<std::size_t>(n), value);
+    return b;
+  }
+
+  std::int64_t size() const noexcept {
+    return storage_ ? static_cast<std::int64_t>(storage_->size()) : 0;
+  }
+  T* data() noexcept { return storage_ ? storage_->data() : nullptr; }
+  const T* data() const noexcept { return storage_ ? storage_->data() : nullptr; }
+  T& operator[](std::int64_t i) noexcept { return data()[i]; }
+  const T& operator[](std::int64_t i) const noexcept { return data()[i]; }
+  T* begin() noexcept { return data(); }
+  T* end() noexcept { return data() + size(); }
+  std::span<T> span() noexcept { return {data(), static_cast<std::size_t>(size())}; }
+
+  // Gives the elements to an immutable array; the buffer is left empty.
+  array<T> freeze() &&;
+
+ private:
+  friend class array<T>;
+  using storage_type = boost::container::vector<T>;
+
+  static void check_size(std::int64_t n) {
+    if (n < 0) detail::throw_invalid("buffer", "negative size ", n);
+  }
+
+  std::unique_ptr<storage_type> storage_;
+};
+
+// An immutable slice of a shared buffer. O(1) to copy and to slice.
+template <class T>
+class array {
+ public:
+  using value_type = T;
+  using size_type = std::int64_t;
+  using const_iterator = const T*;
+  using iterator = const T*;
+
+  // The empty array.
+  array() noexcept = default;
+
+  // The given elements, in order.
+  array(std::initializer_list<T> values) : array(from_sized(values)) {}
+
+  // Takes the vector's elements over without copying them (for bool, which
+  // std::vector packs into bits, they are copied into one byte each).
+  explicit array(std::vector<T> values) {
+    if constexpr (std::is_same_v<T, bool>) {
+      *this = from_sized(values);
+    } else {
+      auto owner = std::make_shared<std::vector<T>>(std::move(values));
+      data_ = owner->data();
+      size_ = static_cast<std::int64_t>(owner->size());
+      owner_ = std::move(owner);
+    }
+  }
+
+  // The elements of any sized input range, in order.
+  template <std::ranges::sized_range Range>
+    requires(!std::same_as<std::remove_cvref_t<Range>, array> &&
+             !std::same_as<std::remove_cvref_t<Range>, std::vector<T>> &&
+             std::convertible_to<std::ranges::range_reference_t<Range>, T>)
+  explicit array(Range&& values) : array(from_sized(values)) {}
+
+  std::int64_t size() const noexcept { return size_; }
+  bool empty() const noexcept { return size_ == 0; }
+  const T* data() const noexcept { return data_; }
+  const T* begin() const noexcept { return data_; }
+  const T* end() const noexcept { return data_ + size_; }
+
+  // Unchecked element access.
+  const T& operator[](std::int64_t i) const noexcept { return data_[i]; }
+
+  // Checked element access: throws std::out_of_range naming the index.
+  const T& at(std::int64_t i) const {
+    if (i < 0 || i >= size_)
+      detail::throw_out_of_range("array::at", "index ", i, " outside [0, ", size_, ")");
+    return data_[i];
+  }
+
+  std::span<const T> span() const noexcept {
+    return {data_, static_cast<std::size_t>(size_)};
+  }
+  operator std::span<const T>() const noexcept { return span(); }
+
+  // The elements [start, start + length), sharing this array's buffer. O(1).
+  array slice(std::int64_t start, std::int64_t length) const {
+    if (start < 0 || length < 0 || start > size_ || length > size_ - start)
+      detail::throw_out_of_range("array::slice", "slice [", start, ", ", start, " + ",
+                                 length, ") outside an array of size ", size_);
+    array result = *this;
+    result.data_ = data_ + start;
+    result.size_ = length;
+    return result;
+  }
+
+  // True when both arrays are slices of one buffer (nothing was copied
+  // between them). Used by the tests that check work contracts.
+  bool shares_buffer_with(const array& other) const noexcept {
+    return owner_ != nullptr && owner_ == other.owner_;
+  }
+
+  // An array over storage owned by `owner`; for adapters that hand vseg
+  // memory they already hold (the owner keeps it alive).
+  static array adopt(std::shared_ptr<const void> owner, const T* data, std::int64_t size) {
+    array result;
+    result.owner_ = std::move(owner);
+    result.data_ = data;
+    result.size_ = size;
+    return result;
+  }
+
+ private:
+  friend class buffer<T>;
+
+  template <class Range>
+  static array from_sized(Range&& values) {
+    auto n = static_cast<std::int64_t>(std::ranges::size(values));
+    auto b = buffer<T>::for_overwrite(n);
+    std::ranges::copy(values, b.data());
+    return std::move(b).freeze();
+  }
+
+  std::shared_ptr<const void> owner_;
+  const T* data_ = nullptr;
+  std::int64_t size_ = 0;
+};
+
+template <class T>
+array<T> buffer<T>::freeze() && {
+  array<T> result;
+  if (!storage_) return result;
+  std::shared_ptr<storage_type> owner(std::move(storage_));
+  result.data_ = owner->data();
+  result.size_ = static_cast<std::int64_t>(owner->size());
+  result.owner_ = std::move(owner);
+  return result;
+}
+
+template <class Range>
+array(Range&&) -> array<std::ranges::range_value_t<Range>>;
+
+// A std::vector holding the array's elements.
+template <class T>
+std::vector<T> to_vector(const array<T>& xs) {
+  return std::vector<T>(xs.begin(), xs.end());
+}
+
+// Element-wise equality of two arrays.
+template <class T>
+bool operator==(const array<T>& a, const array<T>& b) {
+  return std::ranges::equal(a, b);
+}
+
+}  // namespace vseg

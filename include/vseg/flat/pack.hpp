@@ -1,0 +1,95 @@
+// pack: the elements whose flag is true, in order. O(n) work.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "vseg/array.hpp"
+#include "vseg/detail/parallel.hpp"
+#include "vseg/detail/range.hpp"
+
+namespace vseg {
+
+namespace detail {
+
+// Number of true flags in each fixed block, scanned into output offsets;
+// returns the total count. offsets has one entry per block.
+inline std::int64_t flag_offsets(std::span<const bool> flags, std::vector<std::int64_t>& offsets) {
+  const auto n = static_cast<std::int64_t>(flags.size());
+  const std::int64_t block = tuning::flat_block;
+  offsets.assign(static_cast<std::size_t>(block_count(n, block)), 0);
+  for_each_block(n, block, [&](std::int64_t b, std::int64_t lo, std::int64_t hi) {
+    std::int64_t c = 0;
+    for (std::int64_t i = lo; i < hi; ++i) c += flags[i] ? 1 : 0;
+    offsets[static_cast<std::size_t>(b)] = c;
+  });
+  std::int64_t total = 0;
+  for (auto& o : offsets) {
+    const std::int64_t c = o;
+    o = total;
+    total += c;
+  }
+  return total;
+}
+
+}  // namespace detail
+
+// Number of true flags.
+template <contiguous_input Flags>
+std::int64_t count_true(const Flags& flags) {
+  std::vector<std::int64_t> offsets;
+  return detail::flag_offsets(detail::as_span(flags), offsets);
+}
+
+// [xs[i] | flags[i]], serially.
+template <class T>
+array<T> pack_serial(std::span<const T> xs, std::span<const bool> flags) {
+  detail::check_same_size("pack", "xs", static_cast<long long>(xs.size()), "flags",
+                          static_cast<long long>(flags.size()));
+  std::int64_t count = 0;
+  for (bool f : flags) count += f ? 1 : 0;
+  auto out = buffer<T>::for_overwrite(count);
+  std::int64_t k = 0;
+  for (std::size_t i = 0; i < xs.size(); ++i)
+    if (flags[i]) out[k++] = xs[i];
+  return std::move(out).freeze();
+}
+
+// [xs[i] | flags[i]]: the elements whose flag is true, in order.
+template <contiguous_input R, contiguous_input Flags>
+array<element_t<R>> pack(const R& xs, const Flags& flags) {
+  using T = element_t<R>;
+  auto in = detail::as_span(xs);
+  auto f = detail::as_span(flags);
+  detail::check_same_size("pack", "xs", detail::ssize(xs), "flags", detail::ssize(flags));
+  std::vector<std::int64_t> offsets;
+  const std::int64_t count = detail::flag_offsets(f, offsets);
+  auto out = buffer<T>::for_overwrite(count);
+  T* o = out.data();
+  detail::for_each_block(detail::ssize(xs), tuning::flat_block,
+                         [&](std::int64_t b, std::int64_t lo, std::int64_t hi) {
+                           std::int64_t k = offsets[static_cast<std::size_t>(b)];
+                           for (std::int64_t i = lo; i < hi; ++i)
+                             if (f[i]) o[k++] = in[i];
+                         });
+  return std::move(out).freeze();
+}
+
+// The indices i with flags[i] true, in increasing order.
+template <contiguous_input Flags>
+array<std::int64_t> pack_index(const Flags& flags) {
+  auto f = detail::as_span(flags);
+  std::vector<std::int64_t> offsets;
+  const std::int64_t count = detail::flag_offsets(f, offsets);
+  auto out = buffer<std::int64_t>::for_overwrite(count);
+  std::int64_t* o = out.data();
+  detail::for_each_block(detail::ssize(flags), tuning::flat_block,
+                         [&](std::int64_t b, std::int64_t lo, std::int64_t hi) {
+                           std::int64_t k = offsets[static_cast<std::size_t>(b)];
+                           for (std::int64_t i = lo; i < hi; ++i)
+                             if (f[i]) o[k++] = i;
+                         });
+  return std::move(out).freeze();
+}
+
+}  // namespace vseg

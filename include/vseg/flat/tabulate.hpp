@@ -1,0 +1,49 @@
+// tabulate, iota, fill: arrays computed from their indices. O(n) work.
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+#include "vseg/array.hpp"
+#include "vseg/detail/parallel.hpp"
+
+namespace vseg {
+
+// [f(0), f(1), ..., f(n-1)], serially.
+template <class F>
+auto tabulate_serial(std::int64_t n, F&& f) {
+  using T = std::remove_cvref_t<std::invoke_result_t<F&, std::int64_t>>;
+  if (n < 0) detail::throw_invalid("tabulate", "negative size ", n);
+  auto out = buffer<T>::for_overwrite(n);
+  for (std::int64_t i = 0; i < n; ++i) out[i] = f(i);
+  return std::move(out).freeze();
+}
+
+// [f(0), f(1), ..., f(n-1)]; f is called once per index, in parallel.
+template <class F>
+auto tabulate(std::int64_t n, F&& f) {
+  using T = std::remove_cvref_t<std::invoke_result_t<F&, std::int64_t>>;
+  if (n < 0) detail::throw_invalid("tabulate", "negative size ", n);
+  auto out = buffer<T>::for_overwrite(n);
+  T* o = out.data();
+  detail::parallel_for(n, [&](std::int64_t lo, std::int64_t hi) {
+    for (std::int64_t i = lo; i < hi; ++i) o[i] = f(i);
+  });
+  return std::move(out).freeze();
+}
+
+// [start, start + stride, ..., start + (n-1) * stride].
+template <class T = std::int64_t>
+array<T> iota(std::int64_t n, T start = T(0), T stride = T(1)) {
+  if (n < 0) detail::throw_invalid("iota", "negative size ", n);
+  return tabulate(n, [=](std::int64_t i) { return static_cast<T>(start + static_cast<T>(i) * stride); });
+}
+
+// n copies of value.
+template <class T>
+array<T> fill(std::int64_t n, const T& value) {
+  if (n < 0) detail::throw_invalid("fill", "negative size ", n);
+  return tabulate(n, [&](std::int64_t) { return value; });
+}
+
+}  // namespace vseg

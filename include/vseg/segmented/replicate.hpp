@@ -1,0 +1,33 @@
+// replicate_s: one value per segment, repeated over the segment.
+// O(elements + segments), balanced over both.
+#pragma once
+
+#include <cstdint>
+
+#include "vseg/array.hpp"
+#include "vseg/detail/merge_path.hpp"
+#include "vseg/detail/range.hpp"
+#include "vseg/segd.hpp"
+
+namespace vseg {
+
+// values[j] repeated over segment j, for every segment. Throws
+// std::invalid_argument unless there is one value per segment.
+template <contiguous_input R>
+array<element_t<R>> replicate_s(const segd& s, const R& values) {
+  using T = element_t<R>;
+  detail::check_same_size("replicate_s", "segments", s.segments(), "values",
+                          detail::ssize(values));
+  auto in = detail::as_span(values);
+  auto out = buffer<T>::for_overwrite(s.elements());
+  T* o = out.data();
+  detail::for_each_segment_piece(s.segments(), s.elements(),
+                                 [&](std::int64_t j) { return s.end(j); },
+                                 [&](std::int64_t j, std::int64_t lo, std::int64_t hi) {
+                                   const T v = in[j];
+                                   for (std::int64_t k = lo; k < hi; ++k) o[k] = v;
+                                 });
+  return std::move(out).freeze();
+}
+
+}  // namespace vseg

@@ -1,0 +1,9 @@
+// vseg: nested data-parallel arrays with virtual segments. Every public header.
+#pragma once
+
+#include "vseg/array.hpp"
+#include "vseg/flat.hpp"
+#include "vseg/monoid.hpp"
+#include "vseg/segd.hpp"
+#include "vseg/segmented.hpp"
+#include "vseg/tuning.hpp"

@@ -1,0 +1,94 @@
+// Shared helpers for the unit tests: seeded inputs, the standard sizes and
+// segment mixes, and thread-count sweeps.
+#pragma once
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <doctest/doctest.h>
+#include <tbb/global_control.h>
+
+#include "vseg/tuning.hpp"
+
+namespace vseg::test {
+
+// The sizes every flat primitive is tried on: around the block size, and large.
+inline std::vector<std::int64_t> standard_sizes() {
+  const std::int64_t b = tuning::flat_block;
+  return {0, 1, 2, b - 1, b, b + 1, 3 * b + 7, 200'003};
+}
+
+// Thread counts for sweeps, in a non-monotonic order (as oneTBB's own tests do).
+inline std::vector<int> thread_counts() { return {2, 1, 4, 3}; }
+
+// Runs body() under each thread count of the sweep.
+template <class Body>
+void for_each_thread_count(Body&& body) {
+  for (int threads : thread_counts()) {
+    tbb::global_control limit(tbb::global_control::max_allowed_parallelism,
+                              static_cast<std::size_t>(threads));
+    INFO("threads = " << threads);
+    body(threads);
+  }
+}
+
+inline std::mt19937_64 seeded(std::uint64_t seed) { return std::mt19937_64(seed); }
+
+inline std::vector<std::int64_t> random_ints(std::mt19937_64& rng, std::int64_t n,
+                                             std::int64_t lo, std::int64_t hi) {
+  std::uniform_int_distribution<std::int64_t> d(lo, hi);
+  std::vector<std::int64_t> v(static_cast<std::size_t>(n));
+  for (auto& x : v) x = d(rng);
+  return v;
+}
+
+inline std::vector<double> random_doubles(std::mt19937_64& rng, std::int64_t n) {
+  std::uniform_real_distribution<double> d(-1.0, 1.0);
+  std::vector<double> v(static_cast<std::size_t>(n));
+  for (auto& x : v) x = d(rng);
+  return v;
+}
+
+inline std::vector<bool> random_flags_vector(std::mt19937_64& rng, std::int64_t n, double p) {
+  std::bernoulli_distribution d(p);
+  std::vector<bool> v(static_cast<std::size_t>(n));
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = d(rng);
+  return v;
+}
+
+// A segment mix: a name and its lengths.
+struct segment_mix {
+  std::string name;
+  std::vector<std::int64_t> lengths;
+};
+
+// The standard segment mixes: all empty, all length 1, random short,
+// one giant segment, a Zipf-like mix, and giant segments among empty ones.
+inline std::vector<segment_mix> standard_mixes(std::uint64_t seed) {
+  auto rng = seeded(seed);
+  std::vector<segment_mix> mixes;
+  mixes.push_back({"no segments", {}});
+  mixes.push_back({"all empty", std::vector<std::int64_t>(100'000, 0)});
+  mixes.push_back({"all length 1", std::vector<std::int64_t>(70'000, 1)});
+  mixes.push_back({"random", random_ints(rng, 20'000, 0, 20)});
+  mixes.push_back({"one giant", {150'000}});
+  {
+    std::vector<std::int64_t> zipf;
+    std::uniform_real_distribution<double> u(0.0, 1.0);
+    for (int i = 0; i < 5000; ++i)
+      zipf.push_back(static_cast<std::int64_t>(1.0 / (u(rng) * u(rng) + 1e-4)) % 60'000);
+    mixes.push_back({"zipf", zipf});
+  }
+  {
+    std::vector<std::int64_t> mixed(50'000, 0);
+    mixed[7] = 80'000;
+    mixed[25'000] = 3;
+    mixed[49'999] = 40'000;
+    mixes.push_back({"giants among empties", mixed});
+  }
+  return mixes;
+}
+
+}  // namespace vseg::test

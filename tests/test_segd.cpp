@@ -1,0 +1,56 @@
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+#include <vector>
+
+#include <doctest/doctest.h>
+
+#include "support.hpp"
+#include "vseg/segd.hpp"
+
+using vseg::array;
+using vseg::segd;
+
+TEST_CASE("segd: starts are the exclusive scan of the lengths") {
+  auto s = segd::from_lengths(array<std::int64_t>{3, 0, 2, 5});
+  CHECK(s.segments() == 4);
+  CHECK(s.elements() == 10);
+  CHECK(vseg::to_vector(s.starts()) == std::vector<std::int64_t>{0, 3, 3, 5});
+  CHECK(s.end(3) == 10);
+  CHECK(segd().segments() == 0);
+  CHECK(segd().elements() == 0);
+  CHECK(segd::single(7).elements() == 7);
+  CHECK(segd::uniform(4, 3).elements() == 12);
+  CHECK(segd::from_lengths({}).elements() == 0);
+}
+
+TEST_CASE("segd: large descriptors are built in parallel") {
+  auto rng = vseg::test::seeded(11);
+  auto v = vseg::test::random_ints(rng, 1'000'000, 0, 9);
+  auto s = segd::from_lengths(array<std::int64_t>(v));
+  std::int64_t acc = 0;
+  for (std::size_t j = 0; j < v.size(); ++j) {
+    REQUIRE(s.start(static_cast<std::int64_t>(j)) == acc);
+    acc += v[j];
+  }
+  CHECK(s.elements() == acc);
+}
+
+TEST_CASE("segd: bad lengths are rejected naming the segment and value") {
+  CHECK_THROWS_WITH_AS(segd::from_lengths(array<std::int64_t>{1, 2, -4, -1}),
+                       doctest::Contains("segment 2 has negative length -4"),
+                       std::invalid_argument);
+  std::vector<std::int64_t> many(100'000, 1);
+  many[77'000] = -9;
+  many[99'000] = -3;
+  CHECK_THROWS_WITH_AS(segd::from_lengths(array<std::int64_t>(many)),
+                       doctest::Contains("segment 77000 has negative length -9"),
+                       std::invalid_argument);
+  const std::int64_t big = std::numeric_limits<std::int64_t>::max() / 2 + 1;
+  CHECK_THROWS_AS(segd::from_lengths(array<std::int64_t>{big, big}), std::overflow_error);
+  CHECK_THROWS_AS(segd::uniform(-1, 2), std::invalid_argument);
+  CHECK_THROWS_AS(segd::uniform(std::int64_t{1} << 40, std::int64_t{1} << 40), std::overflow_error);
+  CHECK_THROWS_WITH_AS(vseg::check_covers("op", segd::single(3), 4),
+                       doctest::Contains("op: the segment descriptor covers 3 elements but the data has 4"),
+                       std::invalid_argument);
+}

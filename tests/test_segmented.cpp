@@ -1,0 +1,227 @@
+// Segmented primitives against sequential references on the standard segment
+// mixes (all empty, all length 1, random, one giant, Zipf, giants among
+// empties), under a sweep of thread counts.
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <numeric>
+#include <stdexcept>
+#include <vector>
+
+#include <doctest/doctest.h>
+
+#include "support.hpp"
+#include "vseg/flat.hpp"
+#include "vseg/segmented.hpp"
+
+using vseg::array;
+using vseg::segd;
+using namespace vseg::test;
+
+namespace {
+
+using nested_ref = std::vector<std::vector<std::int64_t>>;
+
+nested_ref split(const std::vector<std::int64_t>& lengths, const std::vector<std::int64_t>& data) {
+  nested_ref out;
+  std::size_t k = 0;
+  for (auto len : lengths) {
+    out.emplace_back(data.begin() + static_cast<std::ptrdiff_t>(k),
+                     data.begin() + static_cast<std::ptrdiff_t>(k + static_cast<std::size_t>(len)));
+    k += static_cast<std::size_t>(len);
+  }
+  return out;
+}
+
+std::vector<std::int64_t> flatten(const nested_ref& xss) {
+  std::vector<std::int64_t> out;
+  for (auto& xs : xss) out.insert(out.end(), xs.begin(), xs.end());
+  return out;
+}
+
+std::int64_t total(const std::vector<std::int64_t>& v) {
+  return std::accumulate(v.begin(), v.end(), std::int64_t{0});
+}
+
+}  // namespace
+
+TEST_CASE("fold_s, sum_s, scan_s match the reference on every segment mix") {
+  for (auto& mix : standard_mixes(1234)) {
+    INFO("mix = " << mix.name);
+    auto rng = seeded(99);
+    auto data = random_ints(rng, total(mix.lengths), -100, 100);
+    auto ref = split(mix.lengths, data);
+    auto s = segd::from_lengths(array<std::int64_t>(mix.lengths));
+    array<std::int64_t> xs(data);
+    std::vector<std::int64_t> ref_sum, ref_max, ref_scan, ref_scan_in;
+    for (auto& seg : ref) {
+      ref_sum.push_back(total(seg));
+      ref_max.push_back(seg.empty() ? std::numeric_limits<std::int64_t>::lowest()
+                                    : *std::max_element(seg.begin(), seg.end()));
+      std::int64_t acc = 0;
+      for (auto x : seg) {
+        ref_scan.push_back(acc);
+        acc += x;
+        ref_scan_in.push_back(acc);
+      }
+    }
+    for_each_thread_count([&](int) {
+      CHECK(vseg::to_vector(vseg::sum_s(s, xs)) == ref_sum);
+      CHECK(vseg::to_vector(vseg::fold_s(s, xs, vseg::maximum<std::int64_t>{})) == ref_max);
+      CHECK(vseg::to_vector(vseg::scan_s(s, xs, vseg::plus<std::int64_t>{})) == ref_scan);
+      CHECK(vseg::to_vector(vseg::scan_s_inclusive(s, xs, vseg::plus<std::int64_t>{})) ==
+            ref_scan_in);
+    });
+    CHECK(vseg::to_vector(vseg::fold_s_serial<std::int64_t>(s, xs, vseg::plus<std::int64_t>{})) ==
+          ref_sum);
+  }
+}
+
+TEST_CASE("segmented folds and scans keep the order of a non-commutative monoid") {
+  // Concatenation of (first, last) pairs: keeps the first and last element.
+  struct ends_pair {
+    std::int64_t first, last;
+    bool operator==(const ends_pair&) const = default;
+  };
+  auto m = vseg::make_monoid(
+      [](ends_pair a, ends_pair b) {
+        if (a.first < 0) return b;
+        if (b.first < 0) return a;
+        return ends_pair{a.first, b.last};
+      },
+      ends_pair{-1, -1});
+  for (auto& mix : standard_mixes(77)) {
+    INFO("mix = " << mix.name);
+    auto s = segd::from_lengths(array<std::int64_t>(mix.lengths));
+    auto xs = vseg::tabulate(s.elements(), [](std::int64_t i) { return ends_pair{i, i}; });
+    std::vector<ends_pair> ref;
+    for (std::int64_t j = 0; j < s.segments(); ++j)
+      ref.push_back(s.length(j) ? ends_pair{s.start(j), s.end(j) - 1} : ends_pair{-1, -1});
+    for_each_thread_count([&](int) { CHECK(vseg::to_vector(vseg::fold_s(s, xs, m)) == ref); });
+  }
+}
+
+TEST_CASE("segmented floating-point sums are bitwise identical on every thread count") {
+  for (auto& mix : standard_mixes(5)) {
+    INFO("mix = " << mix.name);
+    auto rng = seeded(6);
+    auto s = segd::from_lengths(array<std::int64_t>(mix.lengths));
+    array<double> xs(random_doubles(rng, s.elements()));
+    std::vector<std::vector<double>> sums, scans;
+    for_each_thread_count([&](int) {
+      sums.push_back(vseg::to_vector(vseg::sum_s(s, xs)));
+      scans.push_back(vseg::to_vector(vseg::scan_s(s, xs, vseg::plus<double>{})));
+    });
+    for (std::size_t i = 1; i < sums.size(); ++i) {
+      CHECK(std::memcmp(sums[i].data(), sums[0].data(), sums[0].size() * sizeof(double)) == 0);
+      CHECK(std::memcmp(scans[i].data(), scans[0].data(), scans[0].size() * sizeof(double)) == 0);
+    }
+  }
+}
+
+TEST_CASE("replicate_s, indices_s, segment_ids match the reference") {
+  for (auto& mix : standard_mixes(8)) {
+    INFO("mix = " << mix.name);
+    auto rng = seeded(9);
+    auto s = segd::from_lengths(array<std::int64_t>(mix.lengths));
+    auto values = random_ints(rng, s.segments(), 0, 1000);
+    std::vector<std::int64_t> ref_rep, ref_idx, ref_ids;
+    for (std::int64_t j = 0; j < s.segments(); ++j)
+      for (std::int64_t k = 0; k < s.length(j); ++k) {
+        ref_rep.push_back(values[static_cast<std::size_t>(j)]);
+        ref_idx.push_back(k);
+        ref_ids.push_back(j);
+      }
+    for_each_thread_count([&](int) {
+      CHECK(vseg::to_vector(vseg::replicate_s(s, array<std::int64_t>(values))) == ref_rep);
+      CHECK(vseg::to_vector(vseg::indices_s(s)) == ref_idx);
+      CHECK(vseg::to_vector(vseg::segment_ids(s)) == ref_ids);
+    });
+  }
+  CHECK_THROWS_WITH_AS(vseg::replicate_s(segd::single(3), array<int>{1, 2}),
+                       doctest::Contains("replicate_s: segments has size 1 but values has size 2"),
+                       std::invalid_argument);
+}
+
+TEST_CASE("pack_s, append_s, extract_s, bpermute_s match the reference") {
+  for (auto& mix : standard_mixes(10)) {
+    INFO("mix = " << mix.name);
+    auto rng = seeded(12);
+    auto s = segd::from_lengths(array<std::int64_t>(mix.lengths));
+    auto data = random_ints(rng, s.elements(), -5, 5);
+    auto flags = random_flags_vector(rng, s.elements(), 0.5);
+    auto ref = split(mix.lengths, data);
+    // pack_s
+    nested_ref ref_pack;
+    {
+      std::size_t k = 0;
+      for (auto& seg : ref) {
+        ref_pack.emplace_back();
+        for (auto x : seg)
+          if (flags[k++]) ref_pack.back().push_back(x);
+      }
+    }
+    // append_s with a second array of other lengths
+    auto other_lengths = random_ints(rng, s.segments(), 0, 3);
+    auto other_data = random_ints(rng, total(other_lengths), 100, 200);
+    auto other = split(other_lengths, other_data);
+    nested_ref ref_append = ref;
+    for (std::size_t j = 0; j < ref.size(); ++j)
+      ref_append[j].insert(ref_append[j].end(), other[j].begin(), other[j].end());
+    // extract_s from the non-empty segments
+    std::vector<std::int64_t> ext_idx, ref_ext;
+    for (auto& seg : ref) {
+      std::int64_t i = seg.empty() ? 0 : static_cast<std::int64_t>(rng() % seg.size());
+      ext_idx.push_back(i);
+      ref_ext.push_back(seg.empty() ? 0 : seg[static_cast<std::size_t>(i)]);
+    }
+    // bpermute_s: each segment gathers 2 random indices of its own (none if empty)
+    std::vector<std::int64_t> bp_lengths, bp_idx;
+    nested_ref ref_bp;
+    for (auto& seg : ref) {
+      ref_bp.emplace_back();
+      const std::int64_t c = seg.empty() ? 0 : 2;
+      bp_lengths.push_back(c);
+      for (std::int64_t q = 0; q < c; ++q) {
+        auto i = static_cast<std::int64_t>(rng() % seg.size());
+        bp_idx.push_back(i);
+        ref_bp.back().push_back(seg[static_cast<std::size_t>(i)]);
+      }
+    }
+    auto os = segd::from_lengths(array<std::int64_t>(other_lengths));
+    auto bs = segd::from_lengths(array<std::int64_t>(bp_lengths));
+    for_each_thread_count([&](int) {
+      auto p = vseg::pack_s(s, array<std::int64_t>(data), array<bool>(flags));
+      CHECK(split(vseg::to_vector(p.descriptor.lengths()), vseg::to_vector(p.data)) == ref_pack);
+      auto a = vseg::append_s(s, array<std::int64_t>(data), os, array<std::int64_t>(other_data));
+      CHECK(split(vseg::to_vector(a.descriptor.lengths()), vseg::to_vector(a.data)) == ref_append);
+      CHECK(vseg::to_vector(a.data) == flatten(ref_append));
+      auto b = vseg::bpermute_s(s, array<std::int64_t>(data), bs, array<std::int64_t>(bp_idx));
+      CHECK(split(vseg::to_vector(b.descriptor.lengths()), vseg::to_vector(b.data)) == ref_bp);
+      bool all_nonempty = std::all_of(ref.begin(), ref.end(), [](auto& x) { return !x.empty(); });
+      if (all_nonempty) {
+        CHECK(vseg::to_vector(vseg::extract_s(s, array<std::int64_t>(data),
+                                              array<std::int64_t>(ext_idx))) == ref_ext);
+      } else if (s.segments() > 0) {
+        CHECK_THROWS_WITH_AS(vseg::extract_s(s, array<std::int64_t>(data), array<std::int64_t>(ext_idx)),
+                             doctest::Contains("of length 0"), std::out_of_range);
+      }
+    });
+  }
+}
+
+TEST_CASE("segmented primitives reject descriptors that do not cover their data") {
+  auto s = segd::from_lengths(array<std::int64_t>{2, 1});
+  array<int> three{1, 2, 3}, two{1, 2};
+  CHECK_THROWS_WITH_AS(vseg::sum_s(s, two),
+                       doctest::Contains("fold_s: the segment descriptor covers 3 elements but the data has 2"),
+                       std::invalid_argument);
+  CHECK_THROWS_AS(vseg::scan_s(s, two, vseg::plus<int>{}), std::invalid_argument);
+  CHECK_THROWS_AS(vseg::pack_s(s, three, array<bool>{true}), std::invalid_argument);
+  CHECK_THROWS_AS(vseg::append_s(s, three, segd::single(2), two), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(vseg::extract_s(s, three, array<std::int64_t>{0, 1}),
+                       doctest::Contains("extract_s: index 1 outside segment 1 of length 1"),
+                       std::out_of_range);
+  CHECK_THROWS_WITH_AS(vseg::bpermute_s(s, three, s, array<std::int64_t>{0, 2, 0}),
+                       doctest::Contains("bpermute_s: index 2 at position 1"), std::out_of_range);
+}
