@@ -6,4 +6,5 @@
 #include "vseg/monoid.hpp"
 #include "vseg/segd.hpp"
 #include "vseg/segmented.hpp"
+#include "vseg/nested.hpp"
 #include "vseg/tuning.hpp"

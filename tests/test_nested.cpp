@@ -1,0 +1,374 @@
+// nested<T> against a std::vector<std::vector<T>> reference, and the work
+// contracts counted with an element type that counts its copies.
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <numeric>
+#include <random>
+#include <stdexcept>
+#include <vector>
+
+#include <doctest/doctest.h>
+
+#include "support.hpp"
+#include "vseg/nested.hpp"
+
+using vseg::array;
+using vseg::nested;
+using namespace vseg::test;
+
+namespace {
+
+using ref_t = std::vector<std::vector<std::int64_t>>;
+
+// An element that counts how often it is copied (constructed or assigned from another).
+struct counted {
+  static inline std::atomic<std::int64_t> copies{0};
+  std::int64_t value = 0;
+  counted() = default;
+  counted(std::int64_t v) : value(v) {}  // NOLINT: implicit for brevity in tests
+  counted(const counted& o) : value(o.value) { copies.fetch_add(1, std::memory_order_relaxed); }
+  counted& operator=(const counted& o) {
+    value = o.value;
+    copies.fetch_add(1, std::memory_order_relaxed);
+    return *this;
+  }
+  bool operator==(const counted& o) const { return value == o.value; }
+};
+
+// A random nested array with shared, repeated, empty and unreachable physical
+// segments over several data blocks, and its reference.
+struct random_nested {
+  nested<std::int64_t> xss;
+  ref_t ref;
+};
+
+random_nested make_random(std::mt19937_64& rng, std::int64_t vsegs, std::int64_t max_len) {
+  std::vector<array<std::int64_t>> blocks;
+  std::vector<std::int64_t> sources, starts, lengths;
+  for (int b = 0; b < 3; ++b) {
+    auto data = random_ints(rng, 1000 + b * 500, -1000, 1000);
+    blocks.emplace_back(data);
+  }
+  const std::int64_t physical = std::max<std::int64_t>(1, vsegs / 2 + 1);
+  for (std::int64_t p = 0; p < physical; ++p) {
+    const auto b = static_cast<std::int64_t>(rng() % 3);
+    const std::int64_t size = blocks[static_cast<std::size_t>(b)].size();
+    const std::int64_t len = static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(max_len + 1));
+    const std::int64_t start = static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(size - len + 1));
+    sources.push_back(b);
+    starts.push_back(start);
+    lengths.push_back(p % 7 == 3 ? 0 : len);  // some empty physical segments
+  }
+  // vsegids: random, so some physical segments repeat and some are unreachable.
+  auto vsegids = random_ints(rng, vsegs, 0, physical - 1);
+  auto xss = nested<std::int64_t>::from_descriptors(
+      blocks, array<std::int64_t>(sources), array<std::int64_t>(starts),
+      array<std::int64_t>(lengths), array<std::int64_t>(vsegids));
+  xss.validate_full();
+  ref_t ref;
+  for (auto v : vsegids) {
+    auto p = static_cast<std::size_t>(v);
+    auto& blk = blocks[static_cast<std::size_t>(sources[p])];
+    ref.emplace_back(blk.begin() + starts[p], blk.begin() + starts[p] + lengths[p]);
+  }
+  return {xss, ref};
+}
+
+}  // namespace
+
+TEST_CASE("nested: construction, lengths, indexing, to_vectors") {
+  ref_t r{{1, 2, 3}, {}, {4}, {5, 6}};
+  auto xss = nested<std::int64_t>::from(r);
+  CHECK(xss.size() == 4);
+  CHECK(vseg::to_vector(xss.lengths()) == std::vector<std::int64_t>{3, 0, 1, 2});
+  CHECK(vseg::to_vectors(xss) == r);
+  CHECK(xss[3][1] == 6);
+  CHECK(xss.physical_segments() == 4);
+  auto ys = nested<std::int64_t>::from_lengths(array<std::int64_t>{2, 1}, array<std::int64_t>{7, 8, 9});
+  CHECK(vseg::to_vectors(ys) == ref_t{{7, 8}, {9}});
+  CHECK(vseg::to_vectors(nested<std::int64_t>()) == ref_t{});
+  CHECK_THROWS_WITH_AS(nested<int>::from_lengths(array<std::int64_t>{2, 2}, array<int>{1, 2, 3}),
+                       doctest::Contains("covers 4 elements but the data has 3"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(nested<int>::from_lengths(array<std::int64_t>{2, -1}, array<int>{1}),
+                       doctest::Contains("negative length -1"), std::invalid_argument);
+  CHECK_THROWS_AS(xss.at(4), std::out_of_range);
+}
+
+TEST_CASE("nested: validate_full names the bad descriptor entry") {
+  auto bad_source = nested<int>::from_descriptors({array<int>{1, 2}}, array<std::int64_t>{1},
+                                                  array<std::int64_t>{0}, array<std::int64_t>{1},
+                                                  array<std::int64_t>{0});
+  CHECK_THROWS_WITH_AS(bad_source.validate_full(), doctest::Contains("names block 1 of 1"),
+                       std::invalid_argument);
+  auto bad_range = nested<int>::from_descriptors({array<int>{1, 2}}, array<std::int64_t>{0},
+                                                 array<std::int64_t>{1}, array<std::int64_t>{2},
+                                                 array<std::int64_t>{0});
+  CHECK_THROWS_WITH_AS(bad_range.validate_full(), doctest::Contains("outside its block of size 2"),
+                       std::invalid_argument);
+  auto bad_vseg = nested<int>::from_descriptors({array<int>{1, 2}}, array<std::int64_t>{0},
+                                                array<std::int64_t>{0}, array<std::int64_t>{2},
+                                                array<std::int64_t>{0, 1});
+  CHECK_THROWS_WITH_AS(bad_vseg.validate_full(), doctest::Contains("vsegids[1] = 1"),
+                       std::invalid_argument);
+  CHECK_THROWS_AS(nested<int>::from_descriptors({}, array<std::int64_t>{0}, array<std::int64_t>{},
+                                                array<std::int64_t>{}, array<std::int64_t>{}),
+                  std::invalid_argument);
+}
+
+TEST_CASE("nested: every operation matches the reference on random shared descriptors") {
+  for (std::uint64_t seed : {1u, 2u, 3u, 4u}) {
+    for (std::int64_t vsegs : {0, 1, 17, 5000}) {
+      INFO("seed = " << seed << ", vsegs = " << vsegs);
+      auto rng = seeded(seed * 1000 + static_cast<std::uint64_t>(vsegs));
+      auto [xss, ref] = make_random(rng, vsegs, 40);
+      auto [yss, yref] = make_random(rng, vsegs, 10);
+      for_each_thread_count([&](int) {
+        CHECK(vseg::to_vectors(xss) == ref);
+        // lengths, virtual_elements
+        std::vector<std::int64_t> ref_len;
+        std::int64_t total = 0;
+        for (auto& s : ref) {
+          ref_len.push_back(static_cast<std::int64_t>(s.size()));
+          total += static_cast<std::int64_t>(s.size());
+        }
+        CHECK(vseg::to_vector(xss.lengths()) == ref_len);
+        CHECK(vseg::virtual_elements(xss) == total);
+        // concat
+        std::vector<std::int64_t> flat;
+        for (auto& s : ref) flat.insert(flat.end(), s.begin(), s.end());
+        CHECK(vseg::to_vector(vseg::concat(xss)) == flat);
+        // unconcat
+        CHECK(vseg::to_vectors(vseg::unconcat(xss, vseg::concat(xss))) == ref);
+        // sum_s, fold_s (max), scan_s
+        std::vector<std::int64_t> ref_sum, ref_max;
+        ref_t ref_scan;
+        for (auto& s : ref) {
+          ref_sum.push_back(std::accumulate(s.begin(), s.end(), std::int64_t{0}));
+          ref_max.push_back(s.empty() ? std::numeric_limits<std::int64_t>::lowest()
+                                      : *std::max_element(s.begin(), s.end()));
+          ref_scan.emplace_back();
+          std::int64_t acc = 0;
+          for (auto x : s) {
+            ref_scan.back().push_back(acc);
+            acc += x;
+          }
+        }
+        CHECK(vseg::to_vector(vseg::sum_s(xss)) == ref_sum);
+        CHECK(vseg::to_vector(vseg::fold_s(xss, vseg::maximum<std::int64_t>{})) == ref_max);
+        CHECK(vseg::to_vector(vseg::fold_s(xss, std::int64_t{0}, std::plus<>{})) == ref_sum);
+        CHECK(vseg::to_vectors(vseg::scan_s(xss)) == ref_scan);
+        // map
+        ref_t ref_map = ref;
+        for (auto& s : ref_map)
+          for (auto& x : s) x = x * 2 + 1;
+        CHECK(vseg::to_vectors(vseg::map([](std::int64_t x) { return x * 2 + 1; }, xss)) == ref_map);
+        // expand
+        auto counts = random_ints(rng, xss.size(), 0, 3);
+        ref_t ref_expand;
+        for (std::size_t i = 0; i < ref.size(); ++i)
+          for (std::int64_t c = 0; c < counts[i]; ++c) ref_expand.push_back(ref[i]);
+        CHECK(vseg::to_vectors(vseg::expand(array<std::int64_t>(counts), xss)) == ref_expand);
+        // pack
+        auto flags = random_flags_vector(rng, xss.size(), 0.5);
+        ref_t ref_pack;
+        for (std::size_t i = 0; i < ref.size(); ++i)
+          if (flags[i]) ref_pack.push_back(ref[i]);
+        auto packed = vseg::pack(xss, array<bool>(flags));
+        CHECK(vseg::to_vectors(packed) == ref_pack);
+        CHECK(vseg::to_vectors(packed.cull()) == ref_pack);
+        CHECK(packed.cull().descriptor_segments() == packed.physical_segments());
+        // combine2: xss's physical segments are shared, and yss has its own
+        std::vector<bool> tags(static_cast<std::size_t>(xss.size() + yss.size()), false);
+        std::fill(tags.begin(), tags.begin() + yss.size(), true);
+        std::shuffle(tags.begin(), tags.end(), rng);
+        ref_t ref_comb;
+        {
+          std::size_t ia = 0, ib = 0;
+          for (bool t : tags) ref_comb.push_back(t ? yref[ib++] : ref[ia++]);
+        }
+        CHECK(vseg::to_vectors(vseg::combine2(array<bool>(tags), xss, yss)) == ref_comb);
+        // combine2 of an array with itself: the second copy's vsegids shift by
+        // the *physical* count
+        std::vector<bool> alt(static_cast<std::size_t>(2 * xss.size()));
+        for (std::size_t q = 0; q < alt.size(); ++q) alt[q] = q % 2 == 1;
+        ref_t ref_self;
+        for (auto& seg : ref) {
+          ref_self.push_back(seg);
+          ref_self.push_back(seg);
+        }
+        CHECK(vseg::to_vectors(vseg::combine2(array<bool>(alt), xss, xss)) == ref_self);
+        // append, append_l, extract
+        ref_t ref_app = ref;
+        ref_app.insert(ref_app.end(), yref.begin(), yref.end());
+        CHECK(vseg::to_vectors(vseg::append(xss, yss)) == ref_app);
+        CHECK(vseg::to_vectors(vseg::append(packed, packed)).size() == 2 * ref_pack.size());
+        ref_t ref_appl = ref;
+        for (std::size_t i = 0; i < ref.size(); ++i)
+          ref_appl[i].insert(ref_appl[i].end(), yref[i].begin(), yref[i].end());
+        CHECK(vseg::to_vectors(vseg::append_l(xss, yss)) == ref_appl);
+        if (xss.size() >= 3) {
+          CHECK(vseg::to_vectors(vseg::extract(xss, 1, 2)) == ref_t(ref.begin() + 1, ref.begin() + 3));
+        }
+        // index_l, flat and nested
+        std::vector<std::int64_t> is, ref_idx;
+        std::vector<std::vector<std::int64_t>> iss;
+        ref_t ref_idx_l;
+        for (auto& s : ref) {
+          is.push_back(s.empty() ? 0 : static_cast<std::int64_t>(rng() % s.size()));
+          ref_idx.push_back(s.empty() ? 0 : s[static_cast<std::size_t>(is.back())]);
+          iss.emplace_back();
+          ref_idx_l.emplace_back();
+          for (int q = 0; q < 3 && !s.empty(); ++q) {
+            iss.back().push_back(static_cast<std::int64_t>(rng() % s.size()));
+            ref_idx_l.back().push_back(s[static_cast<std::size_t>(iss.back().back())]);
+          }
+        }
+        const bool any_empty = std::any_of(ref.begin(), ref.end(), [](auto& s) { return s.empty(); });
+        if (!any_empty) CHECK(vseg::to_vector(vseg::index_l(xss, array<std::int64_t>(is))) == ref_idx);
+        auto inner = nested<std::int64_t>::from(iss);
+        nested<std::int64_t> got = vseg::index_l(xss, inner);
+        CHECK(vseg::to_vectors(got) == ref_idx_l);
+        // zip_with over two nested arrays of one shape
+        ref_t ref_zip = ref;
+        for (std::size_t i = 0; i < ref.size(); ++i)
+          for (std::size_t k = 0; k < ref[i].size(); ++k) ref_zip[i][k] = ref[i][k] - ref_map[i][k];
+        auto mapped = vseg::map([](std::int64_t x) { return x * 2 + 1; }, xss);
+        CHECK(vseg::to_vectors(vseg::zip_with(std::minus<>{}, xss, mapped)) == ref_zip);
+      });
+    }
+  }
+}
+
+TEST_CASE("nested: a chain expand -> pack -> combine -> fold matches the reference") {
+  auto rng = seeded(77);
+  auto [xss, ref] = make_random(rng, 300, 20);
+  auto counts = random_ints(rng, xss.size(), 0, 4);
+  auto e = vseg::expand(array<std::int64_t>(counts), xss);
+  ref_t re;
+  for (std::size_t i = 0; i < ref.size(); ++i)
+    for (std::int64_t c = 0; c < counts[i]; ++c) re.push_back(ref[i]);
+  auto flags = random_flags_vector(rng, e.size(), 0.6);
+  auto p = vseg::pack(e, array<bool>(flags));
+  ref_t rp;
+  for (std::size_t i = 0; i < re.size(); ++i)
+    if (flags[i]) rp.push_back(re[i]);
+  // tags: false takes the next packed segment, true the next of the original
+  std::vector<bool> tags(rp.size() + ref.size(), false);
+  std::fill(tags.begin(), tags.begin() + static_cast<std::ptrdiff_t>(ref.size()), true);
+  std::shuffle(tags.begin(), tags.end(), rng);
+  auto c = vseg::combine2(array<bool>(tags), p, xss);
+  ref_t rc;
+  std::size_t ia = 0, ib = 0;
+  for (bool t : tags) rc.push_back(t ? ref[ib++] : rp[ia++]);
+  CHECK(vseg::to_vectors(c) == rc);
+  std::vector<std::int64_t> rs;
+  for (auto& s : rc) rs.push_back(std::accumulate(s.begin(), s.end(), std::int64_t{0}));
+  CHECK(vseg::to_vector(vseg::sum_s(c)) == rs);
+}
+
+TEST_CASE("work contracts: descriptor operations copy no element") {
+  auto data = vseg::tabulate(10'000, [](std::int64_t i) { return counted(i); });
+  auto xss = nested<counted>::from_lengths(vseg::fill<std::int64_t>(100, 100), data);
+  counted::copies = 0;
+  auto r = vseg::replicate(1'000'000, data);
+  CHECK(r.size() == 1'000'000);
+  CHECK(counted::copies == 0);
+  auto e = vseg::expand(vseg::fill<std::int64_t>(100, 1000), xss);
+  CHECK(e.size() == 100'000);
+  auto p = vseg::pack(e, vseg::tabulate(e.size(), [](std::int64_t i) { return i % 3 == 0; }));
+  auto c = vseg::combine2(vseg::tabulate(p.size() + e.size(), [&](std::int64_t i) { return i >= p.size(); }), p, e);
+  auto a = vseg::append(c, r);
+  auto x = vseg::extract(a, 5, 1000);
+  CHECK(counted::copies == 0);
+  CHECK(x[0].data() == xss[0].data());  // still the original elements
+  CHECK(a.blocks()[0].shares_buffer_with(data));
+  // index_l copies exactly the elements it returns.
+  counted::copies = 0;
+  auto picked = vseg::index_l(r, vseg::tabulate(r.size(), [](std::int64_t i) { return i % 10'000; }));
+  CHECK(counted::copies == 1'000'000);
+  CHECK(picked[12'345].value == 2345);
+  // concat materialises: one copy per virtual element.
+  counted::copies = 0;
+  auto flat = vseg::concat(vseg::extract(e, 0, 50));
+  CHECK(flat.size() == 5000);
+  CHECK(counted::copies == 5000);
+}
+
+TEST_CASE("work contracts: sum_s reduces each reachable physical segment once") {
+  std::atomic<std::int64_t> calls{0};
+  auto counting_plus = vseg::make_monoid(
+      [&](std::int64_t a, std::int64_t b) {
+        calls.fetch_add(1, std::memory_order_relaxed);
+        return a + b;
+      },
+      std::int64_t{0});
+  auto xs = vseg::iota(1000);
+  auto r = vseg::replicate(100'000, xs);  // 10^8 virtual elements
+  auto sums = vseg::fold_s(r, counting_plus);
+  CHECK(sums.size() == 100'000);
+  CHECK(sums[99'999] == 999 * 1000 / 2);
+  CHECK(calls.load() <= 1000 + 2 * (1000 / vseg::tuning::segmented_block + 2));
+  // Unreachable physical segments are culled before folding.
+  auto two = nested<std::int64_t>::from_lengths(array<std::int64_t>{500, 500}, xs);
+  auto only_second = vseg::expand(array<std::int64_t>{0, 3}, two);
+  CHECK(only_second.physical_segments() == 1);
+  calls = 0;
+  auto s2 = vseg::fold_s(only_second, counting_plus);
+  CHECK(vseg::to_vector(s2) == std::vector<std::int64_t>(3, (500 + 999) * 500 / 2));
+  CHECK(calls.load() <= 500 + 4);
+}
+
+TEST_CASE("bad input names the operation and the value") {
+  auto xss = nested<int>::from({{1, 2}, {3}});
+  CHECK_THROWS_WITH_AS(vseg::replicate(-2, array<int>{1}), doctest::Contains("replicate: negative count -2"),
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(vseg::expand(array<std::int64_t>{1}, xss), doctest::Contains("expand: counts has size 1"),
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(vseg::expand(array<std::int64_t>{1, -1}, xss), doctest::Contains("negative length -1"),
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(vseg::pack(xss, array<bool>{true}), doctest::Contains("pack: flags has size 1"),
+                       std::invalid_argument);
+  CHECK_THROWS_AS(vseg::combine2(array<bool>{true, true}, xss, xss), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(vseg::extract(xss, 1, 2), doctest::Contains("extract: segments [1, 1 + 2)"),
+                       std::out_of_range);
+  CHECK_THROWS_WITH_AS(vseg::index_l(xss, array<std::int64_t>{0, 1}),
+                       doctest::Contains("index_l: index 1 outside segment 1 of length 1"), std::out_of_range);
+  CHECK_THROWS_AS(vseg::index_l(xss, array<std::int64_t>{0}), std::invalid_argument);
+  auto iss = nested<std::int64_t>::from({{0, 1}, {0, 5}});
+  CHECK_THROWS_WITH_AS(nested<int>(vseg::index_l(xss, iss)),
+                       doctest::Contains("index_l: index 5 at position 1 of segment 1"), std::out_of_range);
+  CHECK_THROWS_AS(vseg::sum_s(vseg::index_l(xss, iss)), std::out_of_range);
+  CHECK_THROWS_AS(vseg::append_l(xss, nested<int>::from({{1}})), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(vseg::unconcat(xss, array<int>{1, 2}),
+                       doctest::Contains("unconcat: the shape holds 3 elements but the flat array has 2"),
+                       std::invalid_argument);
+  CHECK_THROWS_AS(vseg::zip_with(std::plus<>{}, xss, nested<int>::from({{1}, {2, 3}})), std::invalid_argument);
+}
+
+TEST_CASE("SpMV in nested form, fused, matches a CSR loop") {
+  // rows of a random sparse matrix
+  auto rng = seeded(5);
+  const std::int64_t n = 3000;
+  auto lens = random_ints(rng, n, 0, 12);
+  std::int64_t nnz = std::accumulate(lens.begin(), lens.end(), std::int64_t{0});
+  auto cols_v = random_ints(rng, nnz, 0, n - 1);
+  auto vals_v = random_doubles(rng, nnz);
+  auto x_v = random_doubles(rng, n);
+  array<std::int64_t> lengths(lens);
+  auto cols = nested<std::int64_t>::from_lengths(lengths, array<std::int64_t>(cols_v));
+  auto vals = nested<double>::from_lengths(lengths, array<double>(vals_v));
+  array<double> x(x_v);
+  for_each_thread_count([&](int) {
+    auto y = vseg::sum_s(vseg::zip_with(std::multiplies<>{}, vals, vseg::index_l(vseg::replicate(n, x), cols)));
+    REQUIRE(y.size() == n);
+    std::int64_t k = 0;
+    for (std::int64_t r = 0; r < n; ++r) {
+      double acc = 0;
+      for (std::int64_t q = 0; q < lens[static_cast<std::size_t>(r)]; ++q, ++k)
+        acc += vals_v[static_cast<std::size_t>(k)] * x_v[static_cast<std::size_t>(cols_v[static_cast<std::size_t>(k)])];
+      REQUIRE(y[r] == doctest::Approx(acc).epsilon(1e-12));
+    }
+  });
+}
