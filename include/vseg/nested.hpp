@@ -403,6 +403,37 @@ nested<T> extract(const nested<T>& xss, std::int64_t start, std::int64_t len) {
   return xss.with_vsegids(xss.vsegids().slice(start, len));
 }
 
+// Lifted slice: [xss[k][starts[k] .. starts[k] + lengths[k]) | k]. Makes one
+// physical segment per virtual segment, copying no element. O(segments).
+// Throws std::out_of_range for a slice outside its segment.
+template <class T>
+nested<T> slice_l(const nested<T>& xss, const array<std::int64_t>& starts,
+                  const array<std::int64_t>& lengths) {
+  const std::int64_t n = xss.size();
+  detail::check_same_size("slice_l", "starts", starts.size(), "segments", n);
+  detail::check_same_size("slice_l", "lengths", lengths.size(), "segments", n);
+  auto sources = buffer<std::int64_t>::for_overwrite(n);
+  auto new_starts = buffer<std::int64_t>::for_overwrite(n);
+  detail::first_bad bad;
+  detail::parallel_for(n, [&](std::int64_t lo, std::int64_t hi) {
+    for (std::int64_t k = lo; k < hi; ++k) {
+      const std::int64_t p = xss.vsegids()[k];
+      const std::int64_t len = xss.physical_lengths()[p];
+      if (starts[k] < 0 || lengths[k] < 0 || starts[k] > len || lengths[k] > len - starts[k])
+        bad.note(k);
+      sources[k] = xss.physical_sources()[p];
+      new_starts[k] = xss.physical_starts()[p] + starts[k];
+    }
+  });
+  if (bad.any()) {
+    const std::int64_t k = bad.position();
+    detail::throw_out_of_range("slice_l", "slice [", starts[k], ", ", starts[k], " + ", lengths[k],
+                               ") outside segment ", k, " of length ", xss.length(k));
+  }
+  return nested<T>::from_descriptors(xss.blocks(), std::move(sources).freeze(),
+                                     std::move(new_starts).freeze(), lengths, iota(n));
+}
+
 // ---------------------------------------------------------------------------
 // Delayed (fused) forms. A nested expression E has value_type, shape() (the
 // contiguous descriptor of its virtual segments), cursor(i, bad, base)

@@ -6,5 +6,6 @@
 #include "vseg/monoid.hpp"
 #include "vseg/segd.hpp"
 #include "vseg/segmented.hpp"
+#include "vseg/multilevel.hpp"
 #include "vseg/nested.hpp"
 #include "vseg/tuning.hpp"
