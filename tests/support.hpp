@@ -2,6 +2,7 @@
 // segment mixes, and thread-count sweeps.
 #pragma once
 
+#include <bit>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -32,6 +33,15 @@ void for_each_thread_count(Body&& body) {
     INFO("threads = " << threads);
     body(threads);
   }
+}
+
+// True when both vectors hold the same doubles bit for bit (NaNs and signed
+// zeros included).
+inline bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (std::bit_cast<std::uint64_t>(a[i]) != std::bit_cast<std::uint64_t>(b[i])) return false;
+  return true;
 }
 
 inline std::mt19937_64 seeded(std::uint64_t seed) { return std::mt19937_64(seed); }

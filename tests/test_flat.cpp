@@ -122,8 +122,8 @@ TEST_CASE("floating-point reduce and scan are bitwise identical on every thread 
     scans.push_back(vseg::to_vector(vseg::scan_inclusive(xs, vseg::plus<double>{})));
   });
   for (std::size_t i = 1; i < sums.size(); ++i) {
-    CHECK(std::memcmp(&sums[i], &sums[0], sizeof(double)) == 0);
-    CHECK(std::memcmp(scans[i].data(), scans[0].data(), v.size() * sizeof(double)) == 0);
+    CHECK(same_bits({sums[i]}, {sums[0]}));
+    CHECK(same_bits(scans[i], scans[0]));
   }
   // And the sum is right up to rounding.
   double ref = std::accumulate(v.begin(), v.end(), 0.0);

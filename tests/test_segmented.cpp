@@ -113,8 +113,8 @@ TEST_CASE("segmented floating-point sums are bitwise identical on every thread c
       scans.push_back(vseg::to_vector(vseg::scan_s(s, xs, vseg::plus<double>{})));
     });
     for (std::size_t i = 1; i < sums.size(); ++i) {
-      CHECK(std::memcmp(sums[i].data(), sums[0].data(), sums[0].size() * sizeof(double)) == 0);
-      CHECK(std::memcmp(scans[i].data(), scans[0].data(), scans[0].size() * sizeof(double)) == 0);
+      CHECK(same_bits(sums[i], sums[0]));
+      CHECK(same_bits(scans[i], scans[0]));
     }
   }
 }
