@@ -3,6 +3,7 @@
 
 #include "vseg/array.hpp"
 #include "vseg/flat.hpp"
+#include "vseg/matrix_market.hpp"
 #include "vseg/monoid.hpp"
 #include "vseg/segd.hpp"
 #include "vseg/segmented.hpp"
