@@ -1,0 +1,84 @@
+// Shared helpers of the MPI tests: the communicator's shape, gathering every
+// rank's vector on every rank (so a serial reference can be computed
+// everywhere), and seeded random inputs.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "vseg/dist.hpp"
+
+namespace vseg::dist::testing {
+
+inline int rank() {
+  int r = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return r;
+}
+
+inline int nranks() {
+  int n = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &n);
+  return n;
+}
+
+// Every rank's vector, on every rank, in rank order.
+template <class T>
+std::vector<std::vector<T>> allgather(const std::vector<T>& local) {
+  const int p = nranks();
+  std::int64_t n = static_cast<std::int64_t>(local.size());
+  std::vector<std::int64_t> sizes(static_cast<std::size_t>(p));
+  MPI_Allgather(&n, 1, MPI_INT64_T, sizes.data(), 1, MPI_INT64_T, MPI_COMM_WORLD);
+  std::vector<int> bytes(static_cast<std::size_t>(p)), displs(static_cast<std::size_t>(p));
+  int total = 0;
+  for (int r = 0; r < p; ++r) {
+    bytes[r] = static_cast<int>(sizes[r] * static_cast<std::int64_t>(sizeof(T)));
+    displs[r] = total;
+    total += bytes[r];
+  }
+  std::vector<unsigned char> all(static_cast<std::size_t>(total) + 1);
+  MPI_Allgatherv(local.data(), bytes[rank()], MPI_BYTE, all.data(), bytes.data(), displs.data(), MPI_BYTE,
+                 MPI_COMM_WORLD);
+  std::vector<std::vector<T>> result(static_cast<std::size_t>(p));
+  for (int r = 0; r < p; ++r) {
+    result[r].resize(static_cast<std::size_t>(sizes[r]));
+    if (bytes[r] > 0) std::memcpy(result[r].data(), all.data() + displs[r], static_cast<std::size_t>(bytes[r]));
+  }
+  return result;
+}
+
+// The same seed on every rank, mixed with the rank where inputs must differ.
+inline std::mt19937_64 rng_for(std::uint64_t seed, int r) { return std::mt19937_64(seed * 1000003u + static_cast<std::uint64_t>(r)); }
+
+// n uniform indices in [0, global) (none if global is 0).
+inline std::vector<std::int64_t> random_indices(std::mt19937_64& rng, std::int64_t n, std::int64_t global) {
+  std::vector<std::int64_t> result;
+  if (global == 0) return result;
+  std::uniform_int_distribution<std::int64_t> pick(0, global - 1);
+  for (std::int64_t k = 0; k < n; ++k) result.push_back(pick(rng));
+  return result;
+}
+
+// The distributions the tests sweep: uniform, all on the last rank (the
+// others empty), every other rank empty, all on the first rank.
+inline std::vector<distribution> test_distributions(std::int64_t n_global) {
+  const int p = nranks();
+  std::vector<distribution> result;
+  result.push_back(distribution::uniform(n_global, MPI_COMM_WORLD));
+  std::vector<std::int64_t> last(static_cast<std::size_t>(p) + 1, 0);
+  last[p] = n_global;
+  result.push_back(distribution::from_offsets(last, MPI_COMM_WORLD));
+  std::vector<std::int64_t> alternate(static_cast<std::size_t>(p) + 1, 0);
+  const int holders = (p + 1) / 2;
+  for (int r = 0; r < p; ++r)
+    alternate[r + 1] = alternate[r] + (r % 2 == 0 ? n_global / holders + (r / 2 < n_global % holders ? 1 : 0) : 0);
+  result.push_back(distribution::from_offsets(alternate, MPI_COMM_WORLD));
+  result.push_back(distribution::from_local_size(rank() == 0 ? n_global : 0, MPI_COMM_WORLD));
+  return result;
+}
+
+}  // namespace vseg::dist::testing
