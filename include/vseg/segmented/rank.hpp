@@ -1,0 +1,96 @@
+// rank_s: the stable rank of every element inside its segment (VCODE's
+// RANK_UP and RANK_DOWN). O(n log n) work.
+//
+// The result is a permutation of every segment: result[k] is the position
+// element k takes when its segment is sorted stably, ascending
+// (rank_order::up) or descending (rank_order::down); equal keys keep their
+// order in both directions. Feeding it to permute_s sorts the data.
+//
+// Keys are mapped to unsigned 64-bit words that order as the values do
+// (the radix-sort encoding: sign bit flipped for integers; for floats the
+// bits are flipped for negatives), so -0.0 ranks before +0.0 and a NaN ranks
+// by its bits, never breaking the sort's ordering requirements.
+#pragma once
+
+#include <algorithm>
+#include <bit>
+#include <cstdint>
+#include <type_traits>
+#include <utility>
+
+#include <tbb/parallel_sort.h>
+
+#include "vseg/array.hpp"
+#include "vseg/detail/parallel.hpp"
+#include "vseg/detail/range.hpp"
+#include "vseg/segd.hpp"
+#include "vseg/tuning.hpp"
+
+namespace vseg {
+
+enum class rank_order { up, down };
+
+namespace detail {
+
+// An unsigned word that orders as the key does.
+template <class T>
+std::uint64_t order_word(T x) {
+  if constexpr (std::is_floating_point_v<T>) {
+    const auto bits = std::bit_cast<std::uint64_t>(static_cast<double>(x));
+    return (bits >> 63) != 0 ? ~bits : bits | (std::uint64_t{1} << 63);
+  } else if constexpr (std::is_signed_v<T>) {
+    return static_cast<std::uint64_t>(static_cast<std::int64_t>(x)) ^ (std::uint64_t{1} << 63);
+  } else {
+    return static_cast<std::uint64_t>(x);
+  }
+}
+
+// Sorts (word, position) pairs; positions are distinct, so any sort is stable.
+inline void sort_pairs(std::pair<std::uint64_t, std::int64_t>* first, std::pair<std::uint64_t, std::int64_t>* last) {
+  if (last - first > tuning::serial_cutoff) tbb::parallel_sort(first, last);
+  else std::sort(first, last);
+}
+
+}  // namespace detail
+
+// Per segment, the stable rank of every key (see the header comment).
+// Throws std::invalid_argument unless s covers keys.
+template <contiguous_input R>
+array<std::int64_t> rank_s(const segd& s, const R& keys, rank_order order);
+
+// As rank_s, with ranks of any integer type I wide enough for the segments.
+template <class I, contiguous_input R>
+array<I> rank_s_as(const segd& s, const R& keys, rank_order order) {
+  check_covers("rank_s", s, detail::ssize(keys));
+  auto in = detail::as_span(keys);
+  const std::int64_t n = s.elements();
+  using item = std::pair<std::uint64_t, std::int64_t>;
+  auto items = buffer<item>::for_overwrite(n);
+  item* it = items.data();
+  const bool down = order == rank_order::down;
+  detail::parallel_for(n, [&](std::int64_t lo, std::int64_t hi) {
+    for (std::int64_t k = lo; k < hi; ++k) {
+      const std::uint64_t w = detail::order_word(in[k]);
+      it[k] = {down ? ~w : w, k};
+    }
+  });
+  auto out = buffer<I>::for_overwrite(n);
+  I* o = out.data();
+  // Segments are sorted independently; a long one sorts in parallel itself.
+  detail::parallel_for(s.segments(), 1, [&](std::int64_t lo, std::int64_t hi) {
+    for (std::int64_t j = lo; j < hi; ++j) {
+      item* first = it + s.start(j);
+      item* last = first + s.length(j);
+      detail::sort_pairs(first, last);
+      for (item* p = first; p != last; ++p) o[p->second] = static_cast<I>(p - first);
+    }
+  });
+  return std::move(out).freeze();
+}
+
+template <contiguous_input R>
+array<std::int64_t> rank_s(const segd& s, const R& keys, rank_order order) {
+  return rank_s_as<std::int64_t>(s, keys, order);
+}
+
+}  // namespace vseg

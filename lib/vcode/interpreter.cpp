@@ -1,0 +1,899 @@
+// The VCODE stack machine. Control (CALL, RET, IF, stack moves) is a switch
+// over pre-linked instructions; every vector operation is one or two calls of
+// vseg's flat and segmented primitives on the operands' shared arrays.
+//
+// Argument order follows NESL's op table (nesl/vcode/vcode_table.c): an op
+// with k arguments takes them from the top k stack entries, the deepest being
+// argument 1, e.g. `a b -` computes a - b, and the segment descriptor of a
+// segmented op is always the last (top) argument.
+#include "vseg/vcode/interpreter.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <exception>
+#include <limits>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "io.hpp"
+#include "lcg48.hpp"
+#include "value.hpp"
+#include "vseg/detail/parallel.hpp"
+#include "vseg/flat/map.hpp"
+#include "vseg/flat/reduce.hpp"
+#include "vseg/flat/tabulate.hpp"
+#include "vseg/monoid.hpp"
+#include "vseg/segd.hpp"
+#include "vseg/segmented/bpermute.hpp"
+#include "vseg/segmented/extract.hpp"
+#include "vseg/segmented/fold.hpp"
+#include "vseg/segmented/iota.hpp"
+#include "vseg/segmented/pack.hpp"
+#include "vseg/segmented/permute.hpp"
+#include "vseg/segmented/rank.hpp"
+#include "vseg/segmented/replicate.hpp"
+#include "vseg/segmented/scan.hpp"
+
+namespace vseg::vcode {
+
+namespace {
+
+using detail::bool_vec;
+using detail::float_vec;
+using detail::int_vec;
+using detail::value;
+
+// --- Scalar semantics of VCODE INT (a wrapping 32-bit C int) and FLOAT. ---
+
+std::int32_t wrap(std::uint32_t x) { return static_cast<std::int32_t>(x); }
+std::uint32_t bits(std::int32_t x) { return static_cast<std::uint32_t>(x); }
+
+// A double converted to int as x86's cvttsd2si does: truncation, and
+// INT_MIN for NaN or a value out of range (C leaves that undefined).
+std::int32_t to_int32(double x) {
+  if (!(x >= -2147483648.0 && x < 2147483648.0)) return std::numeric_limits<std::int32_t>::min();
+  return static_cast<std::int32_t>(x);
+}
+
+struct division_by_zero : std::exception {
+  const char* what() const noexcept override { return "division by zero"; }
+};
+
+// Monoids with NESL's exact operators and identities (nesl/cvl/serial).
+struct wrapping_plus {
+  static constexpr std::int32_t identity() { return 0; }
+  std::int32_t operator()(std::int32_t a, std::int32_t b) const { return wrap(bits(a) + bits(b)); }
+};
+struct wrapping_times {
+  static constexpr std::int32_t identity() { return 1; }
+  std::int32_t operator()(std::int32_t a, std::int32_t b) const { return wrap(bits(a) * bits(b)); }
+};
+// max(i,j) = i > j ? i : j, identity MIN_INT, or (double)(float)-1e36 for FLOAT.
+template <class T>
+struct nesl_max {
+  static constexpr T identity() {
+    if constexpr (std::is_floating_point_v<T>) return static_cast<T>(-1.0e36f);
+    else return std::numeric_limits<T>::min();
+  }
+  T operator()(T a, T b) const { return a > b ? a : b; }
+};
+template <class T>
+struct nesl_min {
+  static constexpr T identity() {
+    if constexpr (std::is_floating_point_v<T>) return static_cast<T>(1.0e36f);
+    else return std::numeric_limits<T>::max();
+  }
+  T operator()(T a, T b) const { return a < b ? a : b; }
+};
+
+template <class T>
+struct vec_of;
+template <>
+struct vec_of<std::int32_t> {
+  using type = int_vec;
+  static constexpr value::kind kind = value::int_;
+};
+template <>
+struct vec_of<bool> {
+  using type = bool_vec;
+  static constexpr value::kind kind = value::bool_;
+};
+template <>
+struct vec_of<double> {
+  using type = float_vec;
+  static constexpr value::kind kind = value::float_;
+};
+
+value::kind kind_of(type t) {
+  switch (t) {
+    case type::int_:
+    case type::chars: return value::int_;
+    case type::bool_: return value::bool_;
+    case type::float_: return value::float_;
+    case type::segdes: return value::segdes;
+    case type::none: break;
+  }
+  return value::pair;
+}
+
+array<std::int64_t> to_lengths(const int_vec& ints) {
+  return vseg::map([](std::int32_t x) { return static_cast<std::int64_t>(x); }, ints);
+}
+
+class machine {
+ public:
+  machine(const program& prog, const run_options& opt)
+      : prog_(prog), opt_(opt), files_(opt.in, opt.out, opt.err) {
+    constants_.reserve(prog.constants.size());
+    for (const constant& c : prog.constants) constants_.push_back(make_constant(c));
+  }
+
+  run_result run() {
+    run_result result;
+    std::vector<std::int64_t> returns;
+    std::int64_t pc = prog_.functions.at(static_cast<std::size_t>(prog_.main)).entry;
+    const instruction* code = prog_.code.data();
+    try {
+      for (;;) {
+        const instruction& ins = code[pc];
+        ins_ = &ins;
+        ++result.instructions;
+        if (opt_.trace) trace(ins);
+        ++pc;
+        switch (ins.op) {
+          case opcode::call:
+            if (static_cast<std::int64_t>(returns.size()) >= opt_.max_call_depth)
+              fail("CALL nesting deeper than " + std::to_string(opt_.max_call_depth) + " (runaway recursion?)");
+            returns.push_back(pc);
+            pc = ins.a;
+            break;
+          case opcode::ret:
+            if (returns.empty()) {
+              dump();
+              return result;
+            }
+            pc = returns.back();
+            returns.pop_back();
+            break;
+          case opcode::if_:
+            if (!condition()) pc = ins.a;
+            break;
+          case opcode::else_:
+            pc = ins.a;
+            break;
+          case opcode::exit:
+            result.exited = true;
+            return result;
+          default:
+            execute(ins);
+        }
+      }
+    } catch (const error&) {
+      throw;
+    } catch (const std::bad_alloc&) {
+      throw error(ins_->line, std::string(name(ins_->op)) + ": out of memory");
+    } catch (const std::exception& e) {
+      throw error(ins_->line, std::string(name(ins_->op)) + ": " + e.what());
+    }
+  }
+
+ private:
+  // --- Stack access with the checks that keep a bad program from crashing. ---
+
+  [[noreturn]] void fail(const std::string& what) const {
+    std::string op(name(ins_->op));
+    if (ins_->ty != type::none && ins_->op != opcode::const_) op += " " + std::string(name(ins_->ty));
+    throw error(ins_->line, op + ": " + what);
+  }
+
+  void need(std::size_t n) const {
+    if (stack_.size() < n)
+      fail("stack underflow: needs " + std::to_string(n) + " values, the stack holds " +
+           std::to_string(stack_.size()));
+  }
+
+  // The value `depth` entries below the top (0 is the top).
+  const value& at(std::size_t depth) const { return stack_[stack_.size() - 1 - depth]; }
+
+  // Argument `argno` (1-based, deepest first) of an op with `argc` arguments,
+  // checked to be of kind k.
+  const value& arg(std::size_t argc, std::size_t argno, value::kind k) const {
+    need(argc);
+    const value& v = at(argc - argno);
+    if (v.which() != k)
+      fail("argument " + std::to_string(argno) + " is " + std::string(detail::kind_name(v.which())) +
+           ", expected " + std::string(detail::kind_name(k)));
+    return v;
+  }
+
+  template <class T>
+  const typename vec_of<T>::type& vec(std::size_t argc, std::size_t argno) const {
+    return std::get<typename vec_of<T>::type>(arg(argc, argno, vec_of<T>::kind).v);
+  }
+  const int_vec& ints(std::size_t argc, std::size_t argno) const { return vec<std::int32_t>(argc, argno); }
+  const bool_vec& bools(std::size_t argc, std::size_t argno) const { return vec<bool>(argc, argno); }
+  const segd& segdes(std::size_t argc, std::size_t argno) const {
+    return std::get<segd>(arg(argc, argno, value::segdes).v);
+  }
+
+  // An element-wise op's later argument must be at least as long as its
+  // first: the result has the first argument's length, as in NESL's CVL
+  // (batcher.vcode compares a vector with a longer one). A shorter one would
+  // make NESL read past its end; here it is an error.
+  template <class Vec>
+  Vec prefix(const Vec& first, const Vec& later, const char* what) const {
+    if (later.size() < first.size())
+      fail("vector length mismatch: argument 1 has " + std::to_string(first.size()) + " elements, " + what +
+           " has " + std::to_string(later.size()));
+    return later.size() == first.size() ? later : later.slice(0, first.size());
+  }
+
+  void same_length(std::int64_t a, std::int64_t b, const char* what_a, const char* what_b) const {
+    if (a != b)
+      fail("vector length mismatch: " + std::string(what_a) + " has " + std::to_string(a) + " elements, " +
+           what_b + " has " + std::to_string(b));
+  }
+
+  void covers(const segd& s, std::int64_t n, const char* what) const {
+    if (s.elements() != n)
+      fail("vector length mismatch: the segment descriptor covers " + std::to_string(s.elements()) +
+           " elements, " + what + " has " + std::to_string(n));
+  }
+
+  void push(value v) {
+    words_ += v.words();
+    if (words_ > opt_.memory_words)
+      fail("memory limit exceeded: the stack holds " + std::to_string(words_) + " words, the limit (-m) is " +
+           std::to_string(opt_.memory_words));
+    stack_.push_back(std::move(v));
+  }
+
+  void drop(std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i) {
+      words_ -= stack_.back().words();
+      stack_.pop_back();
+    }
+  }
+
+  // Replaces the top `argc` entries by `result`.
+  void finish(std::size_t argc, value result) {
+    drop(argc);
+    push(std::move(result));
+  }
+
+  template <class Vec>
+  static value wrap_value(Vec v) {
+    return value{std::move(v)};
+  }
+
+  // --- Control. ---
+
+  bool condition() {
+    const bool_vec& b = bools(1, 1);
+    if (b.size() != 1) fail("IF needs a BOOL scalar, found a vector of length " + std::to_string(b.size()));
+    const bool taken = b[0];
+    drop(1);
+    return taken;
+  }
+
+  void stack_move(const instruction& ins) {
+    const auto count = static_cast<std::size_t>(ins.a);
+    const auto depth = static_cast<std::size_t>(ins.b);
+    if (count + depth > stack_.size())
+      fail(std::to_string(ins.a) + " " + std::to_string(ins.b) + ": stack underflow, the stack holds " +
+           std::to_string(stack_.size()) + " values");
+    const std::size_t first = stack_.size() - depth - count;
+    switch (ins.op) {
+      case opcode::copy:
+        for (std::size_t i = 0; i < count; ++i) push(stack_[first + i]);
+        break;
+      case opcode::pop:
+        for (std::size_t i = 0; i < count; ++i) words_ -= stack_[first + i].words();
+        stack_.erase(stack_.begin() + static_cast<std::ptrdiff_t>(first),
+                     stack_.begin() + static_cast<std::ptrdiff_t>(first + count));
+        break;
+      default:  // cpop: move the entries to the top, in order
+        std::rotate(stack_.begin() + static_cast<std::ptrdiff_t>(first),
+                    stack_.begin() + static_cast<std::ptrdiff_t>(first + count), stack_.end());
+    }
+  }
+
+  static value make_constant(const constant& c) {
+    switch (c.ty) {
+      case type::float_: return value{float_vec(std::vector<double>(c.floats))};
+      case type::bool_: return value{bool_vec(std::vector<bool>(c.bools))};
+      case type::segdes: {
+        std::vector<std::int64_t> lengths(c.ints.begin(), c.ints.end());
+        return value{segd::from_lengths(array<std::int64_t>(std::move(lengths)))};
+      }
+      default: return value{int_vec(std::vector<std::int32_t>(c.ints))};
+    }
+  }
+
+  void trace(const instruction& ins) const {
+    std::fprintf(opt_.err, "line %d: %.*s", ins.line, static_cast<int>(name(ins.op).size()), name(ins.op).data());
+    if (ins.ty != type::none)
+      std::fprintf(opt_.err, " %.*s", static_cast<int>(name(ins.ty).size()), name(ins.ty).data());
+    std::fputs("   stack:", opt_.err);
+    for (const value& v : stack_) {
+      const std::string_view k = detail::kind_name(v.which());
+      std::fprintf(opt_.err, " %.*s[%lld]", static_cast<int>(k.size()), k.data(), static_cast<long long>(v.length()));
+    }
+    std::fputc('\n', opt_.err);
+  }
+
+  void dump() {
+    for (const value& v : stack_) detail::write_value(opt_.out, v);
+  }
+
+  // --- Element-wise operations. ---
+
+  template <class T, class F>
+  void unary(F f) {
+    const auto& a = vec<T>(1, 1);
+    finish(1, wrap_value(vseg::map(f, a)));
+  }
+
+  template <class T, class F>
+  void binary(F f) {
+    const auto& a = vec<T>(2, 1);
+    const auto b = prefix(a, vec<T>(2, 2), "argument 2");
+    finish(2, wrap_value(vseg::zip_with(f, a, b)));
+  }
+
+  // An op defined on INT and FLOAT: fi on ints, ff on doubles.
+  template <class FI, class FF>
+  void arith(const instruction& ins, FI fi, FF ff) {
+    if (ins.ty == type::int_) binary<std::int32_t>(fi);
+    else binary<double>(ff);
+  }
+
+  template <class F>
+  void compare(const instruction& ins, F f) {
+    if (ins.ty == type::int_) binary<std::int32_t>([f](std::int32_t a, std::int32_t b) { return f(a, b); });
+    else binary<double>([f](double a, double b) { return f(a, b); });
+  }
+
+  template <class T>
+  void select_typed() {
+    const bool_vec& flags = bools(3, 1);
+    const auto& a = vec<T>(3, 2);
+    const auto& b = vec<T>(3, 3);
+    for (const auto* later : {&a, &b})
+      if (later->size() < flags.size())
+        fail("vector length mismatch: argument 1 has " + std::to_string(flags.size()) + " elements, argument " +
+             (later == &a ? "2" : "3") + " has " + std::to_string(later->size()));
+    const bool* f = flags.data();
+    const T* x = a.data();
+    const T* y = b.data();
+    finish(3, wrap_value(vseg::tabulate(flags.size(), [=](std::int64_t i) { return f[i] ? x[i] : y[i]; })));
+  }
+
+  void rand() {
+    const int_vec& bound = ints(1, 1);
+    const std::int64_t n = bound.size();
+    const std::int32_t* m = bound.data();
+    auto out = buffer<std::int32_t>::for_overwrite(n);
+    std::int32_t* o = out.data();
+    bool zero = false;
+    for (std::int32_t x : bound) zero = zero || x == 0;
+    if (zero) fail("RAND with a bound of 0 (division by zero)");
+    // Each fixed block starts from the generator jumped to its first element,
+    // so the result is the serial lrand48() sequence on any thread count.
+    const detail::lcg48 start = rng_;
+    vseg::detail::for_each_block(n, tuning::flat_block, [&](std::int64_t, std::int64_t lo, std::int64_t hi) {
+      detail::lcg48 g = start.jumped(static_cast<std::uint64_t>(lo));
+      for (std::int64_t i = lo; i < hi; ++i) o[i] = g.next() % m[i];
+    });
+    rng_ = start.jumped(static_cast<std::uint64_t>(n));
+    finish(1, wrap_value(std::move(out).freeze()));
+  }
+
+  // --- Scans and reductions: data, then the descriptor on top. ---
+
+  template <class T, class M>
+  void scan(const M& m) {
+    const auto& data = vec<T>(2, 1);
+    const segd& s = segdes(2, 2);
+    covers(s, data.size(), "the data");
+    finish(2, wrap_value(vseg::scan_s(s, data, m)));
+  }
+
+  template <class T, class M>
+  void reduce(const M& m) {
+    const auto& data = vec<T>(2, 1);
+    const segd& s = segdes(2, 2);
+    covers(s, data.size(), "the data");
+    finish(2, wrap_value(vseg::fold_s(s, data, m)));
+  }
+
+  // --- Permutations and friends, dispatched on the element type. ---
+
+  template <class F>
+  void by_type(const instruction& ins, F&& f) {
+    switch (ins.ty) {
+      case type::int_: return f(std::int32_t{});
+      case type::bool_: return f(bool{});
+      default: return f(double{});
+    }
+  }
+
+  template <class T>
+  void permute() {  // data index segd
+    const auto& data = vec<T>(3, 1);
+    const int_vec& index = ints(3, 2);
+    const segd& s = segdes(3, 3);
+    same_length(data.size(), index.size(), "the data", "the indices");
+    covers(s, data.size(), "the data");
+    finish(3, wrap_value(vseg::permute_s(s, data, index)));
+  }
+
+  template <class T>
+  void dpermute() {  // data index defaults src_segd dst_segd
+    const auto& data = vec<T>(5, 1);
+    const int_vec& index = ints(5, 2);
+    const auto& defaults = vec<T>(5, 3);
+    const segd& src = segdes(5, 4);
+    const segd& dst = segdes(5, 5);
+    same_length(data.size(), index.size(), "the data", "the indices");
+    covers(src, data.size(), "the data");
+    covers(dst, defaults.size(), "the defaults");
+    same_length(src.segments(), dst.segments(), "the source descriptor", "the destination descriptor");
+    finish(5, wrap_value(vseg::permute_default_s(src, data, index, dst, defaults)));
+  }
+
+  // FPERMUTE and DFPERMUTE: only the flagged elements are written.
+  template <class T>
+  void flagged_permute(bool with_defaults) {
+    const std::size_t argc = with_defaults ? 6 : 5;
+    const auto& data = vec<T>(argc, 1);
+    const int_vec& index = ints(argc, 2);
+    const bool_vec& flags = bools(argc, 3);
+    const segd& src = segdes(argc, argc - 1);
+    const segd& dst = segdes(argc, argc);
+    same_length(data.size(), index.size(), "the data", "the indices");
+    same_length(data.size(), flags.size(), "the data", "the flags");
+    covers(src, data.size(), "the data");
+    same_length(src.segments(), dst.segments(), "the source descriptor", "the destination descriptor");
+    array<T> defaults;
+    if (with_defaults) {
+      defaults = vec<T>(argc, 4);
+      covers(dst, defaults.size(), "the defaults");
+    } else {
+      defaults = vseg::fill(dst.elements(), T{});  // CVL leaves these unset; we give 0
+    }
+    auto kept = vseg::pack_s(src, data, flags);
+    auto kept_index = vseg::pack(index, flags);
+    finish(argc, wrap_value(vseg::permute_default_s(kept.descriptor, kept.data, kept_index, dst, defaults)));
+  }
+
+  template <class T>
+  void bpermute() {  // data index src_segd dst_segd
+    const auto& data = vec<T>(4, 1);
+    const int_vec& index = ints(4, 2);
+    const segd& src = segdes(4, 3);
+    const segd& dst = segdes(4, 4);
+    covers(src, data.size(), "the data");
+    covers(dst, index.size(), "the indices");
+    same_length(src.segments(), dst.segments(), "the source descriptor", "the destination descriptor");
+    finish(4, wrap_value(vseg::bpermute_s(src, data, dst, index).data));
+  }
+
+  template <class T>
+  void bfpermute() {  // data index flags src_segd dst_segd
+    const auto& data = vec<T>(5, 1);
+    const int_vec& index = ints(5, 2);
+    const bool_vec& flags = bools(5, 3);
+    const segd& src = segdes(5, 4);
+    const segd& dst = segdes(5, 5);
+    covers(src, data.size(), "the data");
+    covers(dst, index.size(), "the indices");
+    covers(dst, flags.size(), "the flags");
+    same_length(src.segments(), dst.segments(), "the source descriptor", "the destination descriptor");
+    finish(5, wrap_value(vseg::bpermute_flagged_s(src, data, dst, index, flags, T{})));
+  }
+
+  template <class T>
+  void extract() {  // data index segd
+    const auto& data = vec<T>(3, 1);
+    const int_vec& index = ints(3, 2);
+    const segd& s = segdes(3, 3);
+    covers(s, data.size(), "the data");
+    same_length(s.segments(), index.size(), "the descriptor's segments", "the indices");
+    finish(3, wrap_value(vseg::extract_s(s, data, index)));
+  }
+
+  template <class T>
+  void replace() {  // data index values segd
+    const auto& data = vec<T>(4, 1);
+    const int_vec& index = ints(4, 2);
+    const auto& values = vec<T>(4, 3);
+    const segd& s = segdes(4, 4);
+    covers(s, data.size(), "the data");
+    same_length(s.segments(), index.size(), "the descriptor's segments", "the indices");
+    same_length(s.segments(), values.size(), "the descriptor's segments", "the values");
+    value& target = stack_[stack_.size() - 4];
+    if (target.owned && target.owned.use_count() == 2) {
+      // The only reference: write in place (vseg's replace_s_into).
+      auto* storage = static_cast<T*>(target.owned.get());
+      vseg::replace_s_into(s, std::span<T>(storage, static_cast<std::size_t>(data.size())), index, values);
+      value result = std::move(target);
+      return finish(4, std::move(result));
+    }
+    // Shared: copy once into a buffer this interpreter owns, then replace.
+    const std::int64_t n = data.size();
+    std::shared_ptr<T[]> storage(new T[static_cast<std::size_t>(n)]);
+    std::copy(data.begin(), data.end(), storage.get());
+    vseg::replace_s_into(s, std::span<T>(storage.get(), static_cast<std::size_t>(n)), index, values);
+    value result{array<T>::adopt(storage, storage.get(), n)};
+    result.owned = std::move(storage);
+    finish(4, std::move(result));
+  }
+
+  template <class T>
+  void dist() {  // values segd
+    const auto& values = vec<T>(2, 1);
+    const segd& s = segdes(2, 2);
+    same_length(s.segments(), values.size(), "the descriptor's segments", "the values");
+    finish(2, wrap_value(vseg::replicate_s(s, values)));
+  }
+
+  template <class T>
+  void pack() {  // data flags segd -> data segd
+    const auto& data = vec<T>(3, 1);
+    const bool_vec& flags = bools(3, 2);
+    const segd& s = segdes(3, 3);
+    same_length(data.size(), flags.size(), "the data", "the flags");
+    covers(s, data.size(), "the data");
+    auto r = vseg::pack_s(s, data, flags);
+    drop(3);
+    push(wrap_value(std::move(r.data)));
+    push(value{std::move(r.descriptor)});
+  }
+
+  template <class T>
+  void rank(rank_order order) {
+    const auto& data = vec<T>(2, 1);
+    const segd& s = segdes(2, 2);
+    covers(s, data.size(), "the data");
+    finish(2, wrap_value(vseg::rank_s_as<std::int32_t>(s, data, order)));
+  }
+
+  // --- I/O helpers. ---
+
+  // The error string and success flag every I/O op leaves on top.
+  void push_status(bool ok, const std::string& message) {
+    std::vector<std::int32_t> chars;
+    if (!ok)
+      for (char c : message) chars.push_back(static_cast<unsigned char>(c));
+    push(value{int_vec(std::move(chars))});
+    push(value{bool_vec({ok})});
+  }
+
+  std::string string_arg(std::size_t argc, std::size_t argno) const {
+    std::string s;
+    for (std::int32_t c : ints(argc, argno)) s.push_back(static_cast<char>(c));
+    return s;
+  }
+
+  std::int32_t scalar_int(std::size_t argc, std::size_t argno) const {
+    const int_vec& v = ints(argc, argno);
+    if (v.size() != 1) fail("argument " + std::to_string(argno) + " must be an INT scalar");
+    return v[0];
+  }
+
+  void write_to(std::FILE* stream, const instruction& ins) {
+    need(1);
+    const value& v = at(0);
+    if (ins.ty == type::chars) {
+      detail::write_chars(stream, ints(1, 1));
+    } else {
+      if (v.which() != kind_of(ins.ty))
+        fail("argument 1 is " + std::string(detail::kind_name(v.which())) + ", expected " +
+             std::string(detail::kind_name(kind_of(ins.ty))));
+      detail::write_value(stream, v);
+    }
+    const bool ok = std::ferror(stream) == 0;
+    drop(1);
+    push_status(ok, ok ? "" : std::strerror(errno));
+  }
+
+  void read_from(std::FILE* stream, const instruction& ins) {
+    std::string message;
+    auto v = stream ? detail::read_value(stream, ins.ty, message) : std::nullopt;
+    if (!stream) message = "illegal VCODE file descriptor for FREAD";
+    if (v) push(std::move(*v));
+    else push(empty_of(ins.ty));
+    push_status(v.has_value(), message);
+  }
+
+  static value empty_of(type t) {
+    switch (t) {
+      case type::float_: return value{float_vec()};
+      case type::bool_: return value{bool_vec()};
+      case type::segdes: return value{segd()};
+      default: return value{int_vec()};
+    }
+  }
+
+  void execute(const instruction& ins);
+
+  const program& prog_;
+  run_options opt_;
+  std::vector<value> stack_;
+  std::vector<value> constants_;
+  std::int64_t words_ = 0;
+  detail::file_table files_;
+  detail::lcg48 rng_;
+  std::chrono::steady_clock::time_point timer_ = std::chrono::steady_clock::now();
+  const instruction* ins_ = nullptr;
+};
+
+void machine::execute(const instruction& ins) {
+  using i32 = std::int32_t;
+  switch (ins.op) {
+    case opcode::add:
+      return arith(ins, wrapping_plus{}, [](double a, double b) { return a + b; });
+    case opcode::sub:
+      return arith(ins, [](i32 a, i32 b) { return wrap(bits(a) - bits(b)); }, [](double a, double b) { return a - b; });
+    case opcode::mul:
+      return arith(ins, wrapping_times{}, [](double a, double b) { return a * b; });
+    case opcode::div:
+      return arith(
+          ins,
+          [](i32 a, i32 b) -> i32 {
+            if (b == 0) throw division_by_zero();
+            return b == -1 ? wrap(0u - bits(a)) : a / b;
+          },
+          [](double a, double b) { return a / b; });
+    case opcode::mod:
+      return binary<i32>([](i32 a, i32 b) -> i32 {
+        if (b == 0) throw division_by_zero();
+        return b == -1 ? 0 : a % b;
+      });
+    case opcode::lt: return compare(ins, [](auto a, auto b) { return a < b; });
+    case opcode::le: return compare(ins, [](auto a, auto b) { return a <= b; });
+    case opcode::gt: return compare(ins, [](auto a, auto b) { return a > b; });
+    case opcode::ge: return compare(ins, [](auto a, auto b) { return a >= b; });
+    case opcode::eq: return compare(ins, [](auto a, auto b) { return a == b; });
+    case opcode::ne: return compare(ins, [](auto a, auto b) { return a != b; });
+    // Shift counts are taken mod 32, as x86 does for a C shift by a register.
+    case opcode::lshift: return binary<i32>([](i32 a, i32 b) { return wrap(bits(a) << (bits(b) & 31u)); });
+    case opcode::rshift: return binary<i32>([](i32 a, i32 b) { return a >> (bits(b) & 31u); });
+    case opcode::not_:
+      if (ins.ty == type::int_) return unary<i32>([](i32 a) { return ~a; });
+      return unary<bool>([](bool a) { return !a; });
+    case opcode::and_:
+      if (ins.ty == type::int_) return binary<i32>([](i32 a, i32 b) { return a & b; });
+      return binary<bool>([](bool a, bool b) { return a && b; });
+    case opcode::or_:
+      if (ins.ty == type::int_) return binary<i32>([](i32 a, i32 b) { return a | b; });
+      return binary<bool>([](bool a, bool b) { return a || b; });
+    case opcode::xor_:
+      if (ins.ty == type::int_) return binary<i32>([](i32 a, i32 b) { return a ^ b; });
+      return binary<bool>([](bool a, bool b) { return a != b; });
+    case opcode::select:
+      return by_type(ins, [&](auto t) { select_typed<decltype(t)>(); });
+    case opcode::rand: return rand();
+    case opcode::floor: return unary<double>([](double x) { return to_int32(std::floor(x)); });
+    case opcode::ceil: return unary<double>([](double x) { return to_int32(std::ceil(x)); });
+    case opcode::trunc: return unary<double>([](double x) { return to_int32(x); });
+    case opcode::round: return unary<double>([](double x) { return to_int32(x + 0.5); });
+    case opcode::log: return unary<double>([](double x) { return std::log(x); });
+    case opcode::sqrt: return unary<double>([](double x) { return std::sqrt(x); });
+    case opcode::exp: return unary<double>([](double x) { return std::exp(x); });
+    case opcode::sin: return unary<double>([](double x) { return std::sin(x); });
+    case opcode::cos: return unary<double>([](double x) { return std::cos(x); });
+    case opcode::tan: return unary<double>([](double x) { return std::tan(x); });
+    case opcode::asin: return unary<double>([](double x) { return std::asin(x); });
+    case opcode::acos: return unary<double>([](double x) { return std::acos(x); });
+    case opcode::atan: return unary<double>([](double x) { return std::atan(x); });
+    case opcode::sinh: return unary<double>([](double x) { return std::sinh(x); });
+    case opcode::cosh: return unary<double>([](double x) { return std::cosh(x); });
+    case opcode::tanh: return unary<double>([](double x) { return std::tanh(x); });
+    case opcode::i_to_f: return unary<i32>([](i32 a) { return static_cast<double>(a); });
+    case opcode::i_to_b: return unary<i32>([](i32 a) { return a != 0; });
+    case opcode::b_to_i: return unary<bool>([](bool a) { return static_cast<i32>(a); });
+
+    case opcode::plus_scan:
+    case opcode::plus_reduce: {
+      const bool s = ins.op == opcode::plus_scan;
+      if (ins.ty == type::int_) return s ? scan<i32>(wrapping_plus{}) : reduce<i32>(wrapping_plus{});
+      return s ? scan<double>(vseg::plus<double>{}) : reduce<double>(vseg::plus<double>{});
+    }
+    case opcode::mult_scan:
+    case opcode::mult_reduce: {
+      const bool s = ins.op == opcode::mult_scan;
+      if (ins.ty == type::int_) return s ? scan<i32>(wrapping_times{}) : reduce<i32>(wrapping_times{});
+      return s ? scan<double>(vseg::multiplies<double>{}) : reduce<double>(vseg::multiplies<double>{});
+    }
+    case opcode::max_scan:
+    case opcode::max_reduce: {
+      const bool s = ins.op == opcode::max_scan;
+      if (ins.ty == type::int_) return s ? scan<i32>(nesl_max<i32>{}) : reduce<i32>(nesl_max<i32>{});
+      return s ? scan<double>(nesl_max<double>{}) : reduce<double>(nesl_max<double>{});
+    }
+    case opcode::min_scan:
+    case opcode::min_reduce: {
+      const bool s = ins.op == opcode::min_scan;
+      if (ins.ty == type::int_) return s ? scan<i32>(nesl_min<i32>{}) : reduce<i32>(nesl_min<i32>{});
+      return s ? scan<double>(nesl_min<double>{}) : reduce<double>(nesl_min<double>{});
+    }
+    case opcode::and_scan:
+    case opcode::and_reduce: {
+      const bool s = ins.op == opcode::and_scan;
+      if (ins.ty == type::int_) return s ? scan<i32>(vseg::bit_and<i32>{}) : reduce<i32>(vseg::bit_and<i32>{});
+      return s ? scan<bool>(vseg::logical_and{}) : reduce<bool>(vseg::logical_and{});
+    }
+    case opcode::or_scan:
+    case opcode::or_reduce: {
+      const bool s = ins.op == opcode::or_scan;
+      if (ins.ty == type::int_) return s ? scan<i32>(vseg::bit_or<i32>{}) : reduce<i32>(vseg::bit_or<i32>{});
+      return s ? scan<bool>(vseg::logical_or{}) : reduce<bool>(vseg::logical_or{});
+    }
+    case opcode::xor_scan:
+    case opcode::xor_reduce: {
+      const bool s = ins.op == opcode::xor_scan;
+      if (ins.ty == type::int_) return s ? scan<i32>(vseg::bit_xor<i32>{}) : reduce<i32>(vseg::bit_xor<i32>{});
+      return s ? scan<bool>(vseg::logical_xor{}) : reduce<bool>(vseg::logical_xor{});
+    }
+
+    case opcode::permute: return by_type(ins, [&](auto t) { permute<decltype(t)>(); });
+    case opcode::dpermute: return by_type(ins, [&](auto t) { dpermute<decltype(t)>(); });
+    case opcode::fpermute: return by_type(ins, [&](auto t) { flagged_permute<decltype(t)>(false); });
+    case opcode::dfpermute: return by_type(ins, [&](auto t) { flagged_permute<decltype(t)>(true); });
+    case opcode::bpermute: return by_type(ins, [&](auto t) { bpermute<decltype(t)>(); });
+    case opcode::bfpermute: return by_type(ins, [&](auto t) { bfpermute<decltype(t)>(); });
+    case opcode::extract: return by_type(ins, [&](auto t) { extract<decltype(t)>(); });
+    case opcode::replace: return by_type(ins, [&](auto t) { replace<decltype(t)>(); });
+    case opcode::dist: return by_type(ins, [&](auto t) { dist<decltype(t)>(); });
+    case opcode::pack: return by_type(ins, [&](auto t) { pack<decltype(t)>(); });
+    case opcode::rank_up:
+    case opcode::rank_down: {
+      const auto order = ins.op == opcode::rank_up ? rank_order::up : rank_order::down;
+      if (ins.ty == type::int_) return rank<i32>(order);
+      return rank<double>(order);
+    }
+    case opcode::index: {  // start stride segd
+      const int_vec& start = ints(3, 1);
+      const int_vec& stride = ints(3, 2);
+      const segd& s = segdes(3, 3);
+      same_length(s.segments(), start.size(), "the descriptor's segments", "the starts");
+      same_length(s.segments(), stride.size(), "the descriptor's segments", "the strides");
+      return finish(3, wrap_value(vseg::iota_s(s, start, stride)));
+    }
+
+    case opcode::length: {
+      need(1);
+      const value& v = at(0);
+      if (v.which() != kind_of(ins.ty))
+        fail("argument 1 is " + std::string(detail::kind_name(v.which())) + ", expected " +
+             std::string(detail::kind_name(kind_of(ins.ty))));
+      return finish(1, value{int_vec({static_cast<i32>(v.length())})});
+    }
+    case opcode::make_segdes: {
+      const int_vec& lengths = ints(1, 1);
+      for (std::int64_t j = 0; j < lengths.size(); ++j)
+        if (lengths[j] < 0)
+          fail("negative segment length " + std::to_string(lengths[j]) + " at position " + std::to_string(j));
+      return finish(1, value{segd::from_lengths(to_lengths(lengths))});
+    }
+    case opcode::lengths: {
+      const segd& s = segdes(1, 1);
+      return finish(1, wrap_value(vseg::map([](std::int64_t l) { return static_cast<i32>(l); }, s.lengths())));
+    }
+
+    case opcode::copy:
+    case opcode::pop:
+    case opcode::cpop: return stack_move(ins);
+    case opcode::pair: {
+      need(2);
+      auto p = std::make_shared<detail::pair_value>(detail::pair_value{at(1), at(0)});
+      return finish(2, value{detail::pair_ptr(std::move(p))});
+    }
+    case opcode::unpair: {
+      const value& v = arg(1, 1, value::pair);
+      const detail::pair_ptr p = std::get<detail::pair_ptr>(v.v);
+      drop(1);
+      push(p->first);
+      return push(p->second);
+    }
+    case opcode::const_: return push(constants_[static_cast<std::size_t>(ins.a)]);
+
+    case opcode::start_timer:
+      timer_ = std::chrono::steady_clock::now();
+      return;
+    case opcode::stop_timer: {
+      const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - timer_;
+      return push(value{float_vec({elapsed.count()})});
+    }
+    case opcode::srand: {
+      rng_ = detail::lcg48::seeded(scalar_int(1, 1));
+      drop(1);
+      return push(value{bool_vec({true})});
+    }
+
+    case opcode::write: return write_to(opt_.err, ins);
+    case opcode::read: return read_from(opt_.in, ins);
+    case opcode::fwrite: {
+      need(2);
+      const i32 fd = scalar_int(2, 2);
+      std::FILE* f = files_.get(fd);
+      drop(1);
+      if (f == nullptr) {
+        drop(1);
+        return push_status(false, "illegal VCODE file descriptor in FWRITE");
+      }
+      return write_to(f, ins);
+    }
+    case opcode::fread: {
+      const i32 fd = scalar_int(1, 1);
+      drop(1);
+      return read_from(files_.get(fd), ins);
+    }
+    case opcode::fopen: {  // name mode
+      const i32 mode = scalar_int(2, 2);
+      if (mode < 1 || mode > 3) fail("mode " + std::to_string(mode) + " is not 1 (read), 2 (write) or 3 (append)");
+      const std::string file = string_arg(2, 1);
+      std::string message;
+      const int fd = files_.open(file, mode, message);
+      drop(2);
+      push(value{int_vec({fd})});
+      return push_status(fd >= 0, message);
+    }
+    case opcode::fclose: {
+      const i32 fd = scalar_int(1, 1);
+      drop(1);
+      std::string message;
+      const bool ok = files_.close(fd, message);
+      return push_status(ok, message);
+    }
+    case opcode::fread_char: {  // delimiters max_chars fd
+      const int_vec& delims = ints(3, 1);
+      const i32 max_chars = scalar_int(3, 2);
+      const i32 fd = scalar_int(3, 3);
+      std::FILE* f = files_.get(fd);
+      const int_vec delimiters = delims;
+      drop(3);
+      if (f == nullptr) {
+        push(value{int_vec()});
+        push(value{int_vec()});
+        return push_status(false, "illegal VCODE file descriptor in FREAD_CHAR");
+      }
+      i32 stop = 0;
+      push(value{detail::read_chars(f, delimiters, max_chars, stop)});
+      push(value{int_vec({stop})});
+      return push_status(true, "");
+    }
+    case opcode::spawn: {  // command in out err
+      const std::string command = string_arg(4, 1);
+      std::array<int, 3> fds{scalar_int(4, 2), scalar_int(4, 3), scalar_int(4, 4)};
+      drop(4);
+      std::string message;
+      const bool ok = files_.spawn(command, fds, message);
+      push(value{int_vec({fds[2]})});
+      push(value{int_vec({fds[1]})});
+      push(value{int_vec({fds[0]})});
+      return push_status(ok, message);
+    }
+    case opcode::call:
+    case opcode::ret:
+    case opcode::if_:
+    case opcode::else_:
+    case opcode::exit:
+      break;  // handled by run()
+  }
+}
+
+}  // namespace
+
+run_result run(const program& prog, const run_options& options) {
+  if (prog.functions.empty()) throw error(0, "the program has no functions");
+  machine m(prog, options);
+  return m.run();
+}
+
+}  // namespace vseg::vcode

@@ -1,0 +1,126 @@
+// vseg-vcode: runs a VCODE program (as emitted by the NESL compiler) on vseg.
+//
+//   vseg-vcode [-m WORDS] [-t|--threads N] [--stats] program.vcode
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <chrono>
+#include <memory>
+
+#include <malloc.h>
+#include <tbb/global_control.h>
+
+#include "vseg/vcode/interpreter.hpp"
+#include "vseg/vcode/program.hpp"
+
+namespace {
+
+void usage(std::FILE* to) {
+  std::fputs(
+      "usage: vseg-vcode [options] program.vcode\n"
+      "Runs a VCODE program (NESL's intermediate language) on vseg and prints\n"
+      "the final stack to standard output, as NESL's vinterp does.\n"
+      "\n"
+      "options:\n"
+      "  -m WORDS          limit the vectors on the stack to WORDS 8-byte words\n"
+      "  -t, --threads N   use at most N threads (default: all cores)\n"
+      "  --stats           print the instruction count and time to standard error\n"
+      "  --trace           print every instruction and the stack's shape to standard error\n"
+      "  -h, --help        show this help\n",
+      to);
+}
+
+bool parse_count(const char* text, long long& out) {
+  if (text == nullptr || *text == '\0') return false;
+  char* end = nullptr;
+  errno = 0;
+  out = std::strtoll(text, &end, 10);
+  return errno == 0 && *end == '\0' && out > 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // Every vector operation allocates its result. glibc serves big blocks
+  // with mmap and returns them at free, so each operation would page-fault
+  // its whole result in again; keeping freed memory in the heap instead
+  // makes the next operation reuse warm pages (see notes/vcode.md).
+  mallopt(M_MMAP_THRESHOLD, 1 << 30);
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);
+  vseg::vcode::run_options options;
+  long long threads = 0;
+  bool stats = false;
+  const char* file = nullptr;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "-h" || a == "--help") {
+      usage(stdout);
+      return 0;
+    }
+    if (a == "-m" || a == "-t" || a == "--threads") {
+      long long v = 0;
+      if (i + 1 >= argc || !parse_count(argv[i + 1], v)) {
+        std::fprintf(stderr, "vseg-vcode: %s needs a positive integer\n", a.c_str());
+        usage(stderr);
+        return 2;
+      }
+      ++i;
+      if (a == "-m") options.memory_words = v;
+      else threads = v;
+    } else if (a == "--trace") {
+      options.trace = true;
+    } else if (a == "--stats") {
+      stats = true;
+    } else if (!a.empty() && a[0] == '-') {
+      std::fprintf(stderr, "vseg-vcode: unknown option %s\n", a.c_str());
+      usage(stderr);
+      return 2;
+    } else if (file != nullptr) {
+      std::fprintf(stderr, "vseg-vcode: more than one program given\n");
+      return 2;
+    } else {
+      file = argv[i];
+    }
+  }
+  if (file == nullptr) {
+    std::fprintf(stderr, "vseg-vcode: no program given\n");
+    usage(stderr);
+    return 2;
+  }
+  std::ifstream in(file, std::ios::binary);
+  if (!in) {
+    std::fprintf(stderr, "vseg-vcode: cannot open %s: %s\n", file, std::strerror(errno));
+    return 1;
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+
+  std::unique_ptr<tbb::global_control> limit;
+  if (threads > 0)
+    limit = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism,
+                                                  static_cast<std::size_t>(threads));
+  try {
+    const vseg::vcode::program prog = vseg::vcode::parse(text.str());
+    const auto start = std::chrono::steady_clock::now();
+    const auto result = vseg::vcode::run(prog, options);
+    if (stats) {
+      const std::chrono::duration<double> t = std::chrono::steady_clock::now() - start;
+      std::fprintf(stderr, "vseg-vcode: %lld instructions in %.6f s\n",
+                   static_cast<long long>(result.instructions), t.count());
+    }
+  } catch (const vseg::vcode::error& e) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "vseg-vcode: %s: %s\n", file, e.what());
+    return 1;
+  } catch (const std::exception& e) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "vseg-vcode: %s: %s\n", file, e.what());
+    return 1;
+  }
+  return 0;
+}

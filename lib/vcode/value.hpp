@@ -1,0 +1,94 @@
+// The values on the VCODE stack: an INT, BOOL or FLOAT vector, a segment
+// descriptor, or a pair of values. All are O(1) to copy (shared buffers), so
+// COPY and CPOP never touch elements.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string_view>
+#include <utility>
+#include <concepts>
+#include <variant>
+
+#include "vseg/array.hpp"
+#include "vseg/segd.hpp"
+
+namespace vseg::vcode::detail {
+
+struct value;
+
+// PAIR's result: two values kept together until UNPAIR.
+struct pair_value;
+
+using int_vec = array<std::int32_t>;     // VCODE INT: a 32-bit C int, wrapping
+using bool_vec = array<bool>;            // VCODE BOOL
+using float_vec = array<double>;         // VCODE FLOAT: a C double
+using pair_ptr = std::shared_ptr<const pair_value>;
+
+struct value {
+  std::variant<int_vec, bool_vec, float_vec, segd, pair_ptr> v;
+  // Set only for a vector whose buffer the interpreter allocated itself (a
+  // std::vector<T> it may write to): the buffer's second owner besides the
+  // array. While owned.use_count() == 2 no other value shares the buffer, so
+  // REPLACE may update it in place, as NESL's vinterp does for a vector with
+  // one reference; this keeps a loop of REPLACEs O(1) per step, not O(n).
+  std::shared_ptr<void> owned;
+
+  value() = default;
+  // A value holding x (a vector, a descriptor or a pair).
+  template <class X>
+    requires std::constructible_from<std::variant<int_vec, bool_vec, float_vec, segd, pair_ptr>, X&&>
+  value(X&& x) : v(std::forward<X>(x)) {}  // NOLINT: implicit on purpose
+
+  enum kind : std::uint8_t { int_, bool_, float_, segdes, pair };
+  kind which() const noexcept { return static_cast<kind>(v.index()); }
+
+  // VCODE's length: elements of a vector, segments of a descriptor.
+  std::int64_t length() const noexcept;
+  // 8-byte words of memory the value holds (for the -m limit).
+  std::int64_t words() const noexcept;
+};
+
+struct pair_value {
+  value first;
+  value second;
+};
+
+inline std::int64_t value::length() const noexcept {
+  switch (which()) {
+    case int_: return std::get<int_vec>(v).size();
+    case bool_: return std::get<bool_vec>(v).size();
+    case float_: return std::get<float_vec>(v).size();
+    case segdes: return std::get<segd>(v).segments();
+    case pair: break;
+  }
+  return 1;
+}
+
+inline std::int64_t value::words() const noexcept {
+  switch (which()) {
+    case int_: return (std::get<int_vec>(v).size() + 1) / 2;
+    case bool_: return (std::get<bool_vec>(v).size() + 7) / 8;
+    case float_: return std::get<float_vec>(v).size();
+    case segdes: return 2 * std::get<segd>(v).segments();
+    case pair: {
+      const auto& p = *std::get<pair_ptr>(v);
+      return p.first.words() + p.second.words();
+    }
+  }
+  return 0;
+}
+
+// The name of a value's kind as VCODE spells its type words.
+inline std::string_view kind_name(value::kind k) {
+  switch (k) {
+    case value::int_: return "INT";
+    case value::bool_: return "BOOL";
+    case value::float_: return "FLOAT";
+    case value::segdes: return "SEGDES";
+    case value::pair: break;
+  }
+  return "PAIR";
+}
+
+}  // namespace vseg::vcode::detail

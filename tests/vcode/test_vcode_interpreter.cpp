@@ -1,0 +1,166 @@
+// Tests of vseg::vcode::run on small programs: the output format, stack
+// operations, segmented operations, RAND's sequence and run-time errors.
+#include <doctest/doctest.h>
+
+#include <cstdio>
+#include <string>
+
+#include "vseg/vcode/interpreter.hpp"
+#include "vseg/vcode/program.hpp"
+
+using namespace vseg::vcode;
+
+namespace {
+
+struct outcome {
+  std::string out, err;
+  run_result result;
+};
+
+std::string slurp(std::FILE* f) {
+  std::rewind(f);
+  std::string s;
+  for (int c; (c = std::getc(f)) != EOF;) s.push_back(static_cast<char>(c));
+  std::fclose(f);
+  return s;
+}
+
+// Runs src with stdout and stderr captured in temporary files.
+outcome run_text(const std::string& src) {
+  run_options opt;
+  opt.out = std::tmpfile();
+  opt.err = std::tmpfile();
+  REQUIRE(opt.out != nullptr);
+  REQUIRE(opt.err != nullptr);
+  outcome o;
+  try {
+    o.result = run(parse(src), opt);
+  } catch (...) {
+    std::fclose(opt.out);
+    std::fclose(opt.err);
+    throw;
+  }
+  o.out = slurp(opt.out);
+  o.err = slurp(opt.err);
+  return o;
+}
+
+std::string main_of(const std::string& body) { return "FUNC MAIN\n" + body + "RET\n"; }
+
+}  // namespace
+
+TEST_CASE("run: the final stack dump in NESL's format") {
+  const auto o = run_text(main_of(
+      "CONST INT (1 -2)\nCONST BOOL (T F)\nCONST FLOAT 1.5\nCONST SEGDES (2 0 1)\nCONST INT ()\n"));
+  CHECK(o.out == "( 1 -2 )\n( T F )\n( 1.50000000000000e+00 )\n[ 2 0 1 ]\n( )\n");
+}
+
+TEST_CASE("run: INT wraps at 32 bits and shifts take the count mod 32") {
+  const auto o = run_text(main_of(
+      "CONST INT 2147483647\nCONST INT 1\n+ INT\n"
+      "CONST INT 65536\nCONST INT 65536\n* INT\n"
+      "CONST INT 1\nCONST INT 33\nLSHIFT\n"
+      "CONST INT -7\nCONST INT 2\n%\n"
+      "CONST FLOAT -2.7\nROUND\n"));
+  CHECK(o.out == "( -2147483648 )\n( 0 )\n( 2 )\n( -1 )\n( -2 )\n");
+}
+
+TEST_CASE("run: COPY, POP, CPOP address the stack from the top") {
+  // stack 0 1 2 3 (3 on top)
+  const std::string push = "CONST INT 0\nCONST INT 1\nCONST INT 2\nCONST INT 3\n";
+  CHECK(run_text(main_of(push + "COPY 2 1\n")).out == "( 0 )\n( 1 )\n( 2 )\n( 3 )\n( 1 )\n( 2 )\n");
+  CHECK(run_text(main_of(push + "POP 2 1\n")).out == "( 0 )\n( 3 )\n");
+  CHECK(run_text(main_of(push + "CPOP 2 1\n")).out == "( 0 )\n( 3 )\n( 1 )\n( 2 )\n");
+}
+
+TEST_CASE("run: CALL, IF/ELSE and EXIT") {
+  const auto o = run_text(
+      "FUNC MAIN\nCONST BOOL F\nIF\nCONST INT 1\nELSE\nCALL TWO\nENDIF\nRET\n"
+      "FUNC TWO\nCONST INT 2\nRET\n");
+  CHECK(o.out == "( 2 )\n");
+  const auto e = run_text(main_of("CONST INT 1\nEXIT\nCONST INT 2\n"));
+  CHECK(e.out.empty());
+  CHECK(e.result.exited);
+}
+
+TEST_CASE("run: segmented scans, reductions and descriptors") {
+  const std::string data = "CONST INT (1 2 3 4 5)\nCONST SEGDES (2 0 3)\n";
+  CHECK(run_text(main_of(data + "+_SCAN INT\n")).out == "( 0 1 0 3 7 )\n");
+  CHECK(run_text(main_of(data + "+_REDUCE INT\n")).out == "( 3 0 12 )\n");
+  CHECK(run_text(main_of(data + "MAX_REDUCE INT\n")).out == "( 2 -2147483648 5 )\n");
+  CHECK(run_text(main_of("CONST INT (2 0 3)\nMAKE_SEGDES\nCOPY 1 0\nLENGTHS\n")).out == "[ 2 0 3 ]\n( 2 0 3 )\n");
+}
+
+TEST_CASE("run: permutations with local indices") {
+  const std::string seg = "CONST SEGDES (2 3)\n";
+  // PERMUTE: data index segd
+  CHECK(run_text(main_of("CONST INT (10 20 30 40 50)\nCONST INT (1 0 2 0 1)\n" + seg + "PERMUTE INT\n")).out ==
+        "( 20 10 40 50 30 )\n");
+  // BPERMUTE: data index src_segd dst_segd
+  CHECK(run_text(main_of("CONST INT (10 20 30 40 50)\nCONST INT (1 2 2)\n" + seg +
+                         "CONST SEGDES (1 2)\nBPERMUTE INT\n"))
+            .out == "( 20 50 50 )\n");
+  // DPERMUTE: data index defaults src_segd dst_segd
+  CHECK(run_text(main_of("CONST INT (1 2)\nCONST INT (1 0)\nCONST INT (7 7 7 7)\nCONST SEGDES (1 1)\n"
+                         "CONST SEGDES (2 2)\nDPERMUTE INT\n"))
+            .out == "( 7 1 2 7 )\n");
+  // EXTRACT and REPLACE: one element per segment
+  CHECK(run_text(main_of("CONST INT (10 20 30 40 50)\nCONST INT (1 2)\n" + seg + "EXTRACT INT\n")).out ==
+        "( 20 50 )\n");
+  CHECK(run_text(main_of("CONST INT (10 20 30 40 50)\nCONST INT (1 2)\nCONST INT (0 0)\n" + seg +
+                         "REPLACE INT\n"))
+            .out == "( 10 0 30 40 0 )\n");
+  // PACK leaves the data and the new descriptor
+  CHECK(run_text(main_of("CONST INT (1 2 3 4 5)\nCONST BOOL (T F F T T)\n" + seg + "PACK INT\n")).out ==
+        "( 1 4 5 )\n[ 1 2 ]\n");
+  // INDEX: start stride segd; DIST: value segd; RANK_UP: data segd
+  CHECK(run_text(main_of("CONST INT (5 0)\nCONST INT (2 -1)\n" + seg + "INDEX\n")).out == "( 5 7 0 -1 -2 )\n");
+  CHECK(run_text(main_of("CONST INT (8 9)\n" + seg + "DIST INT\n")).out == "( 8 8 9 9 9 )\n");
+  CHECK(run_text(main_of("CONST INT (3 1 2 2 1)\n" + seg + "RANK_UP INT\n")).out == "( 1 0 1 2 0 )\n");
+  CHECK(run_text(main_of("CONST INT (3 1 2 2 1)\n" + seg + "RANK_DOWN INT\n")).out == "( 0 1 0 1 2 )\n");
+}
+
+TEST_CASE("run: RAND gives glibc's unseeded lrand48 sequence, mod the bound") {
+  // lrand48 from the zero state: 0, 2116118, 89401895, ...
+  const auto o = run_text(main_of("CONST INT (1000000000 1000000000 1000000000)\nRAND\n"));
+  CHECK(o.out == "( 0 2116118 89401895 )\n");
+  // A long vector is generated in parallel blocks: it must equal the serial sequence.
+  const auto big = run_text(main_of("CONST INT 100000\nCONST SEGDES 40000\nDIST INT\nRAND\n"
+                                    "CONST INT 39999\nCONST SEGDES 40000\nEXTRACT INT\n"));
+  unsigned long long x = 0;
+  long long last = 0;
+  for (int i = 0; i < 40000; ++i) {
+    x = (0x5DEECE66DULL * x + 0xB) & ((1ULL << 48) - 1);
+    last = static_cast<long long>(x >> 17) % 100000;
+  }
+  CHECK(big.out == "( " + std::to_string(last) + " )\n");
+}
+
+TEST_CASE("run: WRITE goes to the error stream and leaves a status") {
+  const auto o = run_text(main_of("CONST CHAR \"hi\n\"\nWRITE CHAR\nCONST INT (1 2)\nWRITE INT\n"));
+  CHECK(o.err == "hi\n( 1 2 )\n");
+  CHECK(o.out == "( )\n( T )\n( )\n( T )\n");
+}
+
+TEST_CASE("run: run-time errors name the line and never crash") {
+  auto line_of = [](const std::string& src) {
+    try {
+      run_text(src);
+    } catch (const error& e) {
+      return e.line();
+    }
+    return 0;
+  };
+  CHECK(line_of(main_of("POP 1 0\n")) == 2);                                              // underflow
+  CHECK(line_of(main_of("CONST INT 1\nCONST FLOAT 1.0\n+ INT\n")) == 4);                  // wrong type
+  CHECK(line_of(main_of("CONST INT (1 2)\nCONST INT (1)\n+ INT\n")) == 4);                // length
+  CHECK(line_of(main_of("CONST INT (1)\nCONST INT (5)\nCONST SEGDES 1\nPERMUTE INT\n")) == 5);
+  CHECK(line_of(main_of("CONST INT 1\nCONST INT 0\n/ INT\n")) == 4);                      // division
+  CHECK(line_of(main_of("CONST INT 1\nIF\nENDIF\n")) == 3);                               // IF on INT
+  CHECK(line_of(main_of("CONST INT (1 -1)\nMAKE_SEGDES\n")) == 3);                        // negative length
+  run_options small;
+  small.memory_words = 10;
+  small.out = std::tmpfile();
+  CHECK_THROWS_AS(run(parse(main_of("CONST INT 7\nCONST SEGDES 100\nDIST INT\n")), small), error);
+  std::fclose(small.out);
+}
