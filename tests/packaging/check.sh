@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Checks that vseg can be used from outside: (1) installed, through its
+# pkg-config file; (2) as a Meson subproject through dependency('vseg').
+# Usage: check.sh <source root> <build dir>
+set -euo pipefail
+src=$(cd "$1" && pwd)
+build=$(cd "$2" && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# (1) meson install into a staging prefix, then compile with pkg-config.
+DESTDIR="$work/stage" meson install -C "$build" --no-rebuild --quiet >/dev/null
+prefix=$(meson introspect "$build" --buildoptions | python3 -c \
+  'import json,sys; print([o["value"] for o in json.load(sys.stdin) if o["name"]=="prefix"][0])')
+libdir=$(meson introspect "$build" --buildoptions | python3 -c \
+  'import json,sys; print([o["value"] for o in json.load(sys.stdin) if o["name"]=="libdir"][0])')
+root="$work/stage$prefix"
+pcdir="$root/$libdir/pkgconfig"
+[ -f "$pcdir/vseg.pc" ] || { echo "no vseg.pc installed in $pcdir"; exit 1; }
+[ -f "$root/include/vseg/vseg.hpp" ] || { echo "headers not installed"; exit 1; }
+flags=$(PKG_CONFIG_PATH="$pcdir" PKG_CONFIG_SYSROOT_DIR="$work/stage" pkg-config --cflags --libs vseg)
+c++ -std=c++20 "$src/tests/packaging/consumer.cpp" $flags -o "$work/consumer"
+LD_LIBRARY_PATH="$root/$libdir" "$work/consumer"
+
+# (2) a Meson project with vseg as a subproject.
+mkdir -p "$work/proj/subprojects"
+ln -s "$src" "$work/proj/subprojects/vseg"
+cp "$src/tests/packaging/consumer.cpp" "$work/proj/"
+cat > "$work/proj/meson.build" <<'MESON'
+project('consumer', 'cpp', default_options : ['cpp_std=c++20'])
+subproject('vseg', default_options : ['tests=false', 'bench=disabled', 'mpi=disabled', 'vcode=disabled'])
+executable('consumer', 'consumer.cpp', dependencies : dependency('vseg'))
+MESON
+meson setup "$work/proj/build" "$work/proj" >/dev/null
+ninja -C "$work/proj/build" >/dev/null
+"$work/proj/build/consumer"
