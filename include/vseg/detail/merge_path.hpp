@@ -117,8 +117,6 @@ void fold_segments(std::int64_t m, std::int64_t n, const Ends& ends,
   const auto count = blocks.size();
   // carry[b]: the fold of the unfinished segment's elements in block b.
   std::vector<T> carry(count, mon.identity());
-  std::vector<std::int64_t> index(count);
-  for (std::size_t b = 0; b < count; ++b) index[b] = static_cast<std::int64_t>(b);
   parallel_for(static_cast<std::int64_t>(count), 1, [&](std::int64_t lo, std::int64_t hi) {
     for (std::int64_t b = lo; b < hi; ++b) {
       for_each_piece(blocks[static_cast<std::size_t>(b)], m, ends,
