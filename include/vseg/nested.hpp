@@ -19,6 +19,7 @@
 // replication.
 #pragma once
 
+#include <concepts>
 #include <cstdint>
 #include <limits>
 #include <memory>
@@ -29,6 +30,8 @@
 #include "vseg/array.hpp"
 #include "vseg/detail/error.hpp"
 #include "vseg/detail/first_bad.hpp"
+#include "vseg/detail/fused_fold.hpp"
+#include "vseg/detail/index_buffers.hpp"
 #include "vseg/detail/merge_path.hpp"
 #include "vseg/detail/parallel.hpp"
 #include "vseg/flat.hpp"
@@ -78,12 +81,14 @@ class nested {
     check_covers("nested::from_segd", s, data.size());
     nested r;
     r.blocks_ = std::make_shared<const std::vector<array<T>>>(std::vector<array<T>>{std::move(data)});
-    r.sources_ = fill<std::int64_t>(s.segments(), 0);
+    // The shared index buffers: no O(segments) fill per array.
+    r.sources_ = detail::shared_zeros<std::int64_t>(s.segments());
     r.starts_ = s.starts();
     r.lengths_ = s.lengths();
-    r.vsegids_ = iota(s.segments());
+    r.vsegids_ = detail::shared_iota<std::int64_t>(s.segments());
     r.shape_ = std::make_shared<const segd>(s);
     r.culled_ = true;
+    r.contiguous_ = true;
     return r;
   }
 
@@ -224,6 +229,16 @@ class nested {
   }
   void throw_bad(std::int64_t) const {}
 
+  // Whether the array is laid out as its shape: virtual segment i is the
+  // elements [shape().start(i), shape().end(i)) of block 0 (true for arrays
+  // built from lengths or a segd). Then flat_cursor reads element k of the
+  // concatenated virtual space directly, and fused folds skip the
+  // per-segment descriptor reads (detail/fused_fold.hpp). O(1).
+  bool flat() const noexcept { return contiguous_; }
+  detail::segment_cursor<T> flat_cursor(detail::first_bad*) const {
+    return {blocks_->front().data()};
+  }
+
   // The same physical data under other virtual segments. For the operations below.
   nested with_vsegids(array<std::int64_t> vsegids) const {
     nested r;
@@ -291,6 +306,7 @@ class nested {
   array<std::int64_t> vsegids_;  // vsegd: physical segment of each virtual segment
   std::shared_ptr<const segd> shape_;  // the virtual shape, when known
   bool culled_ = true;                 // every physical segment is reachable
+  bool contiguous_ = false;            // laid out as the shape in block 0 (see flat())
 };
 
 // ---------------------------------------------------------------------------
@@ -329,12 +345,15 @@ std::int64_t virtual_elements(const nested<T>& xss) {
 // ---------------------------------------------------------------------------
 // Operations on descriptors: no element is copied.
 
-// [xs, xs, ..., xs] (n times): one physical segment named n times. O(n) index work.
+// [xs, xs, ..., xs] (n times): one physical segment named n times. O(1)
+// amortised: the vsegids are a slice of a shared zero buffer.
 template <class T>
 nested<T> replicate(std::int64_t n, const array<T>& xs) {
   if (n < 0) detail::throw_invalid("replicate", "negative count ", n);
+  // The vsegids are a slice of the shared zero buffer: O(1), no page written.
   return nested<T>::from_descriptors({xs}, array<std::int64_t>{0}, array<std::int64_t>{0},
-                                     array<std::int64_t>{xs.size()}, fill<std::int64_t>(n, 0));
+                                     array<std::int64_t>{xs.size()},
+                                     detail::shared_zeros<std::int64_t>(n));
 }
 
 // Lifted replicate: segment i of xss repeated counts[i] times. O(result segments).
@@ -449,13 +468,22 @@ concept nested_expression = requires(const E& e, detail::first_bad* bad) {
   e.throw_bad(std::int64_t{0});
 };
 
+// A nested expression that can say whether it is flat: element k of its
+// concatenated virtual space read without a per-segment cursor (see
+// nested<T>::flat()).
+template <class E>
+concept flat_expression = nested_expression<E> && requires(const E& e, detail::first_bad* bad) {
+  { e.flat() } -> std::same_as<bool>;
+  e.flat_cursor(bad);
+};
+
 namespace detail {
 
-template <class T, class Src>
+template <class T, class Src, class I = std::int64_t>
 struct index_cursor {
   const Src* src;
   std::int64_t src_len;
-  const std::int64_t* idx;
+  const I* idx;
   first_bad* bad;
   std::int64_t base;
   T operator()(std::int64_t k) const {
@@ -502,20 +530,32 @@ nested<typename E::value_type> materialize(const E& e) {
 
 }  // namespace detail
 
-// Delayed lifted indexing: [[xss[k][i] | i <- iss[k]] | k].
-template <class T>
+// Delayed lifted indexing: [[xss[k][i] | i <- iss[k]] | k], with indices of
+// any integer type I (int32 column indices make SpMV move 12 bytes per
+// non-zero instead of 16).
+template <class T, std::integral I = std::int64_t>
 class index_l_expr {
  public:
   using value_type = T;
-  index_l_expr(nested<T> xss, nested<std::int64_t> iss) : xss_(std::move(xss)), iss_(std::move(iss)) {
+  index_l_expr(nested<T> xss, nested<I> iss) : xss_(std::move(xss)), iss_(std::move(iss)) {
     if (xss_.size() != iss_.size())
       detail::throw_invalid("index_l", "the nested array has ", xss_.size(),
                             " segments but the index array has ", iss_.size());
   }
   segd shape() const { return iss_.shape(); }
-  detail::index_cursor<T, T> cursor(std::int64_t k, detail::first_bad* bad, std::int64_t base) const {
+  detail::index_cursor<T, T, I> cursor(std::int64_t k, detail::first_bad* bad, std::int64_t base) const {
     auto src = xss_[k];
     return {src.data(), static_cast<std::int64_t>(src.size()), iss_[k].data(), bad, base};
+  }
+  // Flat when the indices are laid out as their shape and the source has a
+  // single physical segment (every virtual segment names it, as after
+  // replicate): then element k is src[iss[k]] for one src. O(1).
+  bool flat() const noexcept { return iss_.flat() && xss_.descriptor_segments() == 1; }
+  detail::index_cursor<T, T, I> flat_cursor(detail::first_bad* bad) const {
+    const std::int64_t p = 0;
+    const T* src = xss_.blocks()[static_cast<std::size_t>(xss_.physical_sources()[p])].data() +
+                   xss_.physical_starts()[p];
+    return {src, xss_.physical_lengths()[p], iss_.flat_cursor(bad).data, bad, 0};
   }
   // Throws for the bad index at `position`, if this expression has one there.
   void throw_bad(std::int64_t position) const {
@@ -528,7 +568,7 @@ class index_l_expr {
       else hi = mid - 1;
     }
     const std::int64_t k = lo, i = position - s.start(k);
-    const std::int64_t index = iss_[k][static_cast<std::size_t>(i)];
+    const std::int64_t index = static_cast<std::int64_t>(iss_[k][static_cast<std::size_t>(i)]);
     if (detail::in_range(index, xss_.length(k))) return;
     detail::throw_out_of_range("index_l", "index ", iss_[k][static_cast<std::size_t>(i)],
                                " at position ", i, " of segment ", k,
@@ -538,7 +578,7 @@ class index_l_expr {
 
  private:
   nested<T> xss_;
-  nested<std::int64_t> iss_;
+  nested<I> iss_;
 };
 
 // Delayed element-wise combination of two nested expressions of one shape.
@@ -566,6 +606,19 @@ class zip_with_expr {
   void throw_bad(std::int64_t position) const {
     a_.throw_bad(position);
     b_.throw_bad(position);
+  }
+  // Flat when both operands are. O(1).
+  bool flat() const noexcept
+    requires flat_expression<A> && flat_expression<B>
+  {
+    return a_.flat() && b_.flat();
+  }
+  auto flat_cursor(detail::first_bad* bad) const
+    requires flat_expression<A> && flat_expression<B>
+  {
+    using CA = decltype(a_.flat_cursor(bad));
+    using CB = decltype(b_.flat_cursor(bad));
+    return detail::zip_cursor<F, CA, CB>{&f_, a_.flat_cursor(bad), b_.flat_cursor(bad)};
   }
   operator nested<value_type>() const { return detail::materialize(*this); }
 
@@ -602,9 +655,10 @@ array<T> index_l(const nested<T>& xss, const array<std::int64_t>& is) {
 
 // Lifted indexing: [[xss[k][i] | i <- iss[k]] | k], delayed: it converts to
 // nested<T>, or fuses into zip_with, sum_s and fold_s without writing the
-// gathered elements. O(result elements) when evaluated.
-template <class T>
-index_l_expr<T> index_l(const nested<T>& xss, const nested<std::int64_t>& iss) {
+// gathered elements. O(result elements) when evaluated. The indices may be
+// of any integer type.
+template <class T, std::integral I>
+index_l_expr<T, I> index_l(const nested<T>& xss, const nested<I>& iss) {
   return {xss, iss};
 }
 
@@ -651,7 +705,9 @@ array<T> fold_s(const nested<T>& xss, const Monoid& m) {
 }
 
 // Per segment of a delayed expression, the fold with the monoid, fused: the
-// expression's elements are never written. O(elements + segments).
+// expression's elements are never written. O(elements + segments). A flat
+// expression (flat() true) runs detail::fold_flat, which reads no
+// per-segment descriptor but the shape's starts.
 template <nested_expression E, class Monoid>
   requires(!std::same_as<E, nested<typename E::value_type>>)
 array<typename E::value_type> fold_s(const E& e, const Monoid& m) {
@@ -659,6 +715,14 @@ array<typename E::value_type> fold_s(const E& e, const Monoid& m) {
   const segd s = e.shape();
   auto out = buffer<T>::for_overwrite(s.segments());
   detail::first_bad bad;
+  if constexpr (flat_expression<E>) {
+    // Flat (SpMV's shape): a CSR-like loop with no per-segment descriptor reads.
+    if (e.flat()) {
+      detail::fold_flat<T>(s, e.flat_cursor(&bad), m, out.data());
+      if (bad.any()) detail::throw_expression_error(e, bad.position());
+      return std::move(out).freeze();
+    }
+  }
   detail::fold_segments<T>(
       s.segments(), s.elements(), [&](std::int64_t j) { return s.end(j); },
       [&](std::int64_t j, std::int64_t lo, std::int64_t hi, T acc) {
