@@ -79,16 +79,21 @@ void alltoallv(const void* send, const layout& send_layout, void* recv, const la
 
 #if MPI_VERSION >= 4
   if (testing_limit.load(std::memory_order_relaxed) == 0) {
-    std::vector<MPI_Count> sc(nranks), rc(nranks);
-    std::vector<MPI_Aint> sd(nranks), rd(nranks);
+    thread_local std::vector<MPI_Count> counts;
+    thread_local std::vector<MPI_Aint> displs;
+    counts.resize(2 * nranks);
+    displs.resize(2 * nranks);
+    MPI_Count* sc = counts.data();
+    MPI_Count* rc = sc + nranks;
+    MPI_Aint* sd = displs.data();
+    MPI_Aint* rd = sd + nranks;
     for (std::size_t r = 0; r < nranks; ++r) {
-      sc[r] = send_layout.counts[r];
-      sd[r] = send_layout.displs[r];
-      rc[r] = recv_layout.counts[r];
-      rd[r] = recv_layout.displs[r];
+      sc[r] = static_cast<MPI_Count>(send_layout.counts[r]);
+      sd[r] = static_cast<MPI_Aint>(send_layout.displs[r]);
+      rc[r] = static_cast<MPI_Count>(recv_layout.counts[r]);
+      rd[r] = static_cast<MPI_Aint>(recv_layout.displs[r]);
     }
-    check_mpi(MPI_Alltoallv_c(send_buffer, sc.data(), sd.data(), type, recv_buffer, rc.data(), rd.data(), type, comm),
-              "MPI_Alltoallv_c");
+    check_mpi(MPI_Alltoallv_c(send_buffer, sc, sd, type, recv_buffer, rc, rd, type, comm), "MPI_Alltoallv_c");
     return;
   }
 #endif
@@ -97,16 +102,21 @@ void alltoallv(const void* send, const layout& send_layout, void* recv, const la
                       recv_layout, type, limit, comm);
     return;
   }
-  // Every count and displacement on every rank fits in an int here.
-  std::vector<int> sc(nranks), sd(nranks), rc(nranks), rd(nranks);
+  // Every count and displacement on every rank fits in an int here. The int
+  // arrays are kept per thread: an exchange allocates nothing of its own.
+  thread_local std::vector<int> narrowed;
+  narrowed.resize(4 * nranks);
+  int* sc = narrowed.data();
+  int* sd = sc + nranks;
+  int* rc = sd + nranks;
+  int* rd = rc + nranks;
   for (std::size_t r = 0; r < nranks; ++r) {
     sc[r] = static_cast<int>(send_layout.counts[r]);
     sd[r] = static_cast<int>(send_layout.displs[r]);
     rc[r] = static_cast<int>(recv_layout.counts[r]);
     rd[r] = static_cast<int>(recv_layout.displs[r]);
   }
-  check_mpi(MPI_Alltoallv(send_buffer, sc.data(), sd.data(), type, recv_buffer, rc.data(), rd.data(), type, comm),
-            "MPI_Alltoallv");
+  check_mpi(MPI_Alltoallv(send_buffer, sc, sd, type, recv_buffer, rc, rd, type, comm), "MPI_Alltoallv");
 }
 
 }  // namespace vseg::dist::detail

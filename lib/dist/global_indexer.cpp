@@ -83,6 +83,11 @@ void global_indexer::check_variable(detail::error_collector& errs, const char* w
   if (total != data_size) errs.invalid(what, " add up to ", total, " but the data has ", data_size, " elements");
 }
 
+std::int64_t global_indexer::variable_extent(std::int64_t sender_max, std::int64_t local_extent) const {
+  if (sender_max >= 0 && sender_max <= detail::message_limit() / dist_.nranks()) return sender_max * dist_.nranks();
+  return detail::agree_extent(local_extent, comm_);
+}
+
 void global_indexer::exchange_fixed(direction dir, const void* send, void* recv, std::int64_t count,
                                     MPI_Datatype type) const {
   const bool out = dir == direction::to_owners;

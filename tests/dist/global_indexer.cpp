@@ -232,6 +232,8 @@ TEST_CASE("the large-count path (point-to-point, chunked) gives the same results
     std::vector<std::int64_t> counts(static_cast<std::size_t>(d.local_size()), 2);
     auto v = gi.take_v(counts, data);
     CHECK(v.data == expected);
+    auto extended = gi.put_v(v.counts, v.data, vseg::dist::put_mode::extend);
     vseg::dist::detail::set_message_limit_for_testing(0);
+    CHECK(extended == gi.put_v(v.counts, v.data, vseg::dist::put_mode::extend));
   }
 }

@@ -55,6 +55,41 @@ TEST_CASE("take_v brings variable-length items, empty ones included") {
   }
 }
 
+TEST_CASE("take_v into a reused variable replaces its content, whatever it held") {
+  const std::int64_t n = 45;
+  for (const auto& d : test_distributions(n)) {
+    auto rng = rng_for(300, rank());
+    auto indices = random_indices(rng, rank() == 0 ? 0 : 30, n);
+    global_indexer gi(d, indices, MPI_COMM_WORLD);
+    auto initial = local_initial(d);
+    std::vector<std::vector<int>> expected;
+    for (auto i : indices) expected.push_back(initial_item(i));
+    // Stale content larger than the result, then the result again (same
+    // sizes), then items that are all one element longer.
+    variable<int> out{{7, 7, 7}, std::vector<int>(500, -1)};
+    gi.take_v(initial.counts, initial.data, out);
+    CHECK(out == to_variable(expected));
+    gi.take_v(initial.counts, initial.data, out);
+    CHECK(out == to_variable(expected));
+    variable<int> longer;
+    std::vector<std::vector<int>> longer_expected;
+    for (std::int64_t i = d.local_begin(); i < d.local_end(); ++i) {
+      auto item = initial_item(i);
+      item.push_back(-static_cast<int>(i));
+      longer.counts.push_back(static_cast<std::int64_t>(item.size()));
+      longer.data.insert(longer.data.end(), item.begin(), item.end());
+    }
+    for (auto i : indices) {
+      auto item = initial_item(i);
+      item.push_back(-static_cast<int>(i));
+      longer_expected.push_back(item);
+    }
+    gi.take_v(longer.counts, longer.data, out);
+    CHECK(out == to_variable(longer_expected));
+    CHECK(gi.take_v(longer.counts, longer.data) == out);
+  }
+}
+
 TEST_CASE("put_v replace and extend, with and without initial content") {
   for (std::int64_t n : {0, 1, 8, 40}) {
     for (const auto& d : test_distributions(n)) {

@@ -126,11 +126,26 @@ class global_indexer {
   // length is dist_counts of that item. Cost: O(size() + served + moved
   // elements); two exchanges (counts, then data).
   template <mpi_item T>
-  variable<T> take_v(std::span<const std::int64_t> dist_counts, std::span<const T> dist_data) const;
+  variable<T> take_v(std::span<const std::int64_t> dist_counts, std::span<const T> dist_data) const {
+    variable<T> result;
+    take_v(dist_counts, dist_data, result);
+    return result;
+  }
+
+  // Collective: as take_v, into `out` (its previous content is replaced): a
+  // caller that repeats the exchange reuses out's storage, so the call neither
+  // allocates nor touches fresh pages once the sizes have been seen.
+  template <mpi_item T>
+  void take_v(std::span<const std::int64_t> dist_counts, std::span<const T> dist_data, variable<T>& out) const;
 
   template <class Counts, item_range Data>
   variable<item_of<Data>> take_v(const Counts& dist_counts, const Data& dist_data) const {
     return take_v(std::span<const std::int64_t>(dist_counts), as_input_span(dist_data));
+  }
+
+  template <class Counts, item_range Data>
+  void take_v(const Counts& dist_counts, const Data& dist_data, variable<item_of<Data>>& out) const {
+    take_v(std::span<const std::int64_t>(dist_counts), as_input_span(dist_data), out);
   }
 
   // Collective: writes item k (length part_counts[k]) at indices[k]; returns
@@ -173,17 +188,21 @@ class global_indexer {
 
   detail::error_collector errors(const char* operation) const { return {operation, dist_.rank()}; }
 
+  // The scratch buffers kept between calls (see scratch()).
+  enum buffer : std::size_t { send_buf, recv_buf, send_len_buf, recv_len_buf, offsets_buf, n_buffers };
+
   // Storage for n items of T in a buffer kept between calls: repeated
   // exchanges neither allocate nor fault in fresh pages. The items are
-  // written (by copies or by MPI) before they are read.
+  // written (by copies or by MPI) before they are read. A later call for the
+  // same buffer may move it.
   template <class T>
-  static T* scratch(std::vector<std::max_align_t>& buffer, std::size_t n) {
+  T* scratch(buffer which, std::size_t n) const {
     static_assert(alignof(T) <= alignof(std::max_align_t));
+    std::vector<std::max_align_t>& storage = scratch_[which];
     const std::size_t words = (n * sizeof(T) + sizeof(std::max_align_t) - 1) / sizeof(std::max_align_t);
-    if (buffer.size() < words) buffer.resize(words);
-    return reinterpret_cast<T*>(buffer.data());
+    if (storage.size() < words) storage.resize(words);
+    return reinterpret_cast<T*>(storage.data());
   }
-
   // count as a size, once agree() has ruled out count < 1 (which it states to
   // the optimiser as well, so it does not warn about negative copies).
   static std::size_t group_size(int count) {
@@ -196,10 +215,22 @@ class global_indexer {
   // sorted-request order (requester side) or served order (owner side).
   void exchange_fixed(direction dir, const void* send, void* recv, std::int64_t count, MPI_Datatype type) const;
 
-  // Exchanges per-request lengths, then the elements; returns what arrived,
-  // in sorted-request order (from_owners) or served order (to_owners).
-  template <mpi_item T>
-  variable<T> exchange_variable(direction dir, std::span<const std::int64_t> counts, std::span<const T> data) const;
+  // Exchanges per-request lengths, then the elements. The lengths that arrive
+  // go to recv_lengths (served_size() or size() of them, in served order or
+  // sorted-request order); the elements go to recv_data(total), a callable
+  // returning storage for `total` elements. `sender_max` is the agreed maximum
+  // over ranks of the elements one rank sends, or -1 if unknown (see
+  // variable_extent).
+  template <mpi_item T, class RecvData>
+  void exchange_variable(direction dir, std::span<const std::int64_t> lengths, const T* data,
+                         std::int64_t* recv_lengths, RecvData&& recv_data, std::int64_t sender_max) const;
+
+  // The global extent alltoallv needs, for a variable exchange whose largest
+  // sender sends `sender_max` elements: no rank receives more than
+  // nranks * sender_max, so while that fits the int-count path it is the
+  // answer without communication; otherwise (or if sender_max is -1) the
+  // exact maximum of `local_extent` is agreed (one MPI_Allreduce on MPI-3).
+  std::int64_t variable_extent(std::int64_t sender_max, std::int64_t local_extent) const;
 
   template <indexer_item T>
   void take_into(std::span<const T> dist_data, std::span<T> out, int count) const;
@@ -227,47 +258,45 @@ class global_indexer {
   std::vector<std::int64_t> served_;
   // The maximum over ranks of max(size(), served_size()).
   std::int64_t global_max_requests_ = 0;
-  // Send and receive buffers of take and put, reused between calls (so one
-  // global_indexer must not be used by two threads at once).
-  mutable std::vector<std::max_align_t> send_scratch_, recv_scratch_;
+  // Send and receive buffers (data, lengths, offsets) of every operation,
+  // reused between calls (so one global_indexer must not be used by two
+  // threads at once).
+  mutable std::vector<std::max_align_t> scratch_[n_buffers];
 };
 
 // ---- template definitions ---------------------------------------------------
 
-template <mpi_item T>
-variable<T> global_indexer::exchange_variable(direction dir, std::span<const std::int64_t> counts,
-                                              std::span<const T> data) const {
+template <mpi_item T, class RecvData>
+void global_indexer::exchange_variable(direction dir, std::span<const std::int64_t> lengths, const T* data,
+                                       std::int64_t* recv_lengths, RecvData&& recv_data,
+                                       std::int64_t sender_max) const {
   const bool out = dir == direction::to_owners;
   const auto& send_blocks = out ? send_counts_ : recv_counts_;
   const auto& send_starts = out ? send_displs_ : recv_displs_;
   const auto& recv_blocks = out ? recv_counts_ : send_counts_;
   const auto& recv_starts = out ? recv_displs_ : send_displs_;
-  const std::size_t n_recv = static_cast<std::size_t>(out ? served_.size() : n_requests_);
 
-  variable<T> result;
-  result.counts.resize(n_recv);
-  exchange_fixed(dir, counts.data(), result.counts.data(), 1, datatype<std::int64_t>());
+  exchange_fixed(dir, lengths.data(), recv_lengths, 1, datatype<std::int64_t>());
 
-  const int p = dist_.nranks();
-  std::vector<std::int64_t> send_elems(p), send_offs(p), recv_elems(p), recv_offs(p);
+  const auto p = static_cast<std::size_t>(dist_.nranks());
+  std::vector<std::int64_t> per_rank(4 * p);
+  std::span<std::int64_t> send_elems(per_rank.data(), p), send_offs(per_rank.data() + p, p),
+      recv_elems(per_rank.data() + 2 * p, p), recv_offs(per_rank.data() + 3 * p, p);
   std::int64_t send_total = 0, recv_total = 0;
-  for (int r = 0; r < p; ++r) {
-    auto s = counts.subspan(static_cast<std::size_t>(send_starts[r]), static_cast<std::size_t>(send_blocks[r]));
-    auto q = std::span<const std::int64_t>(result.counts)
-                 .subspan(static_cast<std::size_t>(recv_starts[r]), static_cast<std::size_t>(recv_blocks[r]));
+  for (std::size_t r = 0; r < p; ++r) {
+    const std::int64_t* s = lengths.data() + send_starts[r];
+    const std::int64_t* q = recv_lengths + recv_starts[r];
     send_offs[r] = send_total;
-    send_elems[r] = std::accumulate(s.begin(), s.end(), std::int64_t{0});
+    send_elems[r] = std::accumulate(s, s + send_blocks[r], std::int64_t{0});
     send_total += send_elems[r];
     recv_offs[r] = recv_total;
-    recv_elems[r] = std::accumulate(q.begin(), q.end(), std::int64_t{0});
+    recv_elems[r] = std::accumulate(q, q + recv_blocks[r], std::int64_t{0});
     recv_total += recv_elems[r];
   }
-  result.data.resize(static_cast<std::size_t>(recv_total));
-  detail::layout send_layout{send_elems, send_offs}, recv_layout{recv_elems, recv_offs};
-  std::int64_t local_extent = std::max(send_total, recv_total);
-  std::int64_t global_extent = detail::agree_extent(local_extent, comm_);
-  detail::alltoallv(data.data(), send_layout, result.data.data(), recv_layout, datatype<T>(), global_extent, comm_);
-  return result;
+  T* recv = recv_data(static_cast<std::size_t>(recv_total));
+  const std::int64_t global_extent = variable_extent(sender_max, std::max(send_total, recv_total));
+  detail::alltoallv(data, {send_elems, send_offs}, recv, {recv_elems, recv_offs}, datatype<T>(), global_extent,
+                    comm_);
 }
 
 template <indexer_item T>
@@ -284,17 +313,32 @@ void global_indexer::take_into(std::span<const T> dist_data, std::span<T> out, i
   const std::size_t c = group_size(count);
 
   if constexpr (mpi_item<T>) {
-    // The owner gathers the requested items, in served order.
-    T* served_items = scratch<T>(send_scratch_, served_.size() * c);
-    for (std::size_t j = 0; j < served_.size(); ++j)
-      std::copy_n(dist_data.data() + served_[j] * count, c, served_items + j * c);
+    // The owner gathers the requested items, in served order. One item per
+    // request is an assignment: a copy_n of runtime length would be a
+    // memmove call per item.
+    const std::size_t n_served = served_.size();
+    T* served_items = scratch<T>(send_buf, n_served * c);
+    const T* from = dist_data.data();
+    const std::int64_t* ids = served_.data();
+    if (c == 1) {
+      for (std::size_t j = 0; j < n_served; ++j) served_items[j] = from[ids[j]];
+    } else {
+      for (std::size_t j = 0; j < n_served; ++j) std::copy_n(from + ids[j] * count, c, served_items + j * c);
+    }
     if (order_is_identity_) {
       exchange_fixed(direction::from_owners, served_items, out.data(), count, datatype<T>());
       return;
     }
-    T* sorted = scratch<T>(recv_scratch_, static_cast<std::size_t>(n_requests_) * c);
+    T* sorted = scratch<T>(recv_buf, static_cast<std::size_t>(n_requests_) * c);
     exchange_fixed(direction::from_owners, served_items, sorted, count, datatype<T>());
-    for (std::size_t k = 0; k < order_.size(); ++k) std::copy_n(sorted + k * c, c, out.data() + order_[k] * count);
+    T* to = out.data();
+    const std::int64_t* order = order_.data();
+    const std::size_t n = order_.size();
+    if (c == 1) {
+      for (std::size_t k = 0; k < n; ++k) to[order[k]] = sorted[k];
+    } else {
+      for (std::size_t k = 0; k < n; ++k) std::copy_n(sorted + k * c, c, to + order[k] * count);
+    }
   } else {
     // Generic items travel as one variable-length byte item per request.
     std::vector<std::int64_t> byte_counts(served_.size());
@@ -304,11 +348,14 @@ void global_indexer::take_into(std::span<const T> dist_data, std::span<T> out, i
       for (std::size_t v = 0; v < c; ++v) detail::serialise(dist_data[served_[j] * count + v], bytes);
       byte_counts[j] = static_cast<std::int64_t>(bytes.size() - before);
     }
-    auto arrived = exchange_variable<std::byte>(direction::from_owners, byte_counts, bytes);
+    std::vector<std::int64_t> arrived_counts(order_.size());
+    std::vector<std::byte> arrived;
+    exchange_variable<std::byte>(
+        direction::from_owners, byte_counts, bytes.data(), arrived_counts.data(),
+        [&arrived](std::size_t total) { arrived.resize(total); return arrived.data(); }, -1);
     std::size_t pos = 0;
     for (std::size_t k = 0; k < order_.size(); ++k)
-      for (std::size_t v = 0; v < c; ++v)
-        detail::deserialise(arrived.data.data(), arrived.data.size(), pos, out[order_[k] * count + v]);
+      for (std::size_t v = 0; v < c; ++v) detail::deserialise(arrived.data(), arrived.size(), pos, out[order_[k] * count + v]);
   }
 }
 
@@ -328,20 +375,33 @@ void global_indexer::put_into(std::span<const T> part_data, std::span<T> dist_da
 
   if constexpr (mpi_item<T>) {
     const T* send = part_data.data();
+    const std::int64_t* order = order_.data();
+    const std::size_t n = order_.size();
     if (!order_is_identity_) {
-      T* sorted = scratch<T>(send_scratch_, static_cast<std::size_t>(n_requests_) * c);
-      for (std::size_t k = 0; k < order_.size(); ++k)
-        std::copy_n(part_data.data() + order_[k] * count, c, sorted + k * c);
+      T* sorted = scratch<T>(send_buf, static_cast<std::size_t>(n_requests_) * c);
+      if (c == 1) {
+        for (std::size_t k = 0; k < n; ++k) sorted[k] = send[order[k]];
+      } else {
+        for (std::size_t k = 0; k < n; ++k) std::copy_n(send + order[k] * count, c, sorted + k * c);
+      }
       send = sorted;
     }
-    T* arrived = scratch<T>(recv_scratch_, served_.size() * c);
+    T* arrived = scratch<T>(recv_buf, served_.size() * c);
     exchange_fixed(direction::to_owners, send, arrived, count, datatype<T>());
     // Served order is rank order, then position order: the last write wins.
-    for (std::size_t j = 0; j < served_.size(); ++j) {
-      T* target = dist_data.data() + served_[j] * count;
-      const T* source = arrived + j * c;
-      if (op == reduce_op::none) std::copy_n(source, c, target);
-      else for (std::size_t v = 0; v < c; ++v) combine(op, target[v], source[v]);
+    T* to = dist_data.data();
+    const std::int64_t* ids = served_.data();
+    const std::size_t n_served = served_.size();
+    if (op == reduce_op::none && c == 1) {
+      for (std::size_t j = 0; j < n_served; ++j) to[ids[j]] = arrived[j];
+    } else if (op == reduce_op::none) {
+      for (std::size_t j = 0; j < n_served; ++j) std::copy_n(arrived + j * c, c, to + ids[j] * count);
+    } else {
+      for (std::size_t j = 0; j < n_served; ++j) {
+        T* target = to + ids[j] * count;
+        const T* source = arrived + j * c;
+        for (std::size_t v = 0; v < c; ++v) combine(op, target[v], source[v]);
+      }
     }
   } else {
     std::vector<std::int64_t> byte_counts(order_.size());
@@ -351,43 +411,70 @@ void global_indexer::put_into(std::span<const T> part_data, std::span<T> dist_da
       for (std::size_t v = 0; v < c; ++v) detail::serialise(part_data[order_[k] * count + v], bytes);
       byte_counts[k] = static_cast<std::int64_t>(bytes.size() - before);
     }
-    auto arrived = exchange_variable<std::byte>(direction::to_owners, byte_counts, bytes);
+    std::vector<std::int64_t> arrived_counts(served_.size());
+    std::vector<std::byte> arrived;
+    exchange_variable<std::byte>(
+        direction::to_owners, byte_counts, bytes.data(), arrived_counts.data(),
+        [&arrived](std::size_t total) { arrived.resize(total); return arrived.data(); }, -1);
     std::size_t pos = 0;
     T value{};
     for (std::size_t j = 0; j < served_.size(); ++j)
       for (std::size_t v = 0; v < c; ++v) {
-        detail::deserialise(arrived.data.data(), arrived.data.size(), pos, value);
+        detail::deserialise(arrived.data(), arrived.size(), pos, value);
         combine(op, dist_data[served_[j] * count + v], value);
       }
   }
 }
 
 template <mpi_item T>
-variable<T> global_indexer::take_v(std::span<const std::int64_t> dist_counts, std::span<const T> dist_data) const {
+void global_indexer::take_v(std::span<const std::int64_t> dist_counts, std::span<const T> dist_data,
+                            variable<T>& out) const {
   auto errs = errors("dist::global_indexer::take_v");
   check_variable(errs, "dist_counts", dist_.local_size(), dist_counts, static_cast<std::int64_t>(dist_data.size()));
-  detail::agree(comm_, errs);
 
-  std::vector<std::int64_t> starts(dist_counts.size() + 1, 0);
-  std::inclusive_scan(dist_counts.begin(), dist_counts.end(), starts.begin() + 1);
-  std::vector<std::int64_t> served_counts(served_.size());
+  // Where each owned item starts, and what this rank sends (known before the
+  // exchange, so the check's allreduce also agrees on the largest sender).
+  const std::size_t n_served = served_.size();
+  std::int64_t* starts = scratch<std::int64_t>(offsets_buf, dist_counts.size() + 1);
+  std::int64_t* served_counts = scratch<std::int64_t>(send_len_buf, n_served);
   std::int64_t served_total = 0;
-  for (std::size_t j = 0; j < served_.size(); ++j) served_total += served_counts[j] = dist_counts[served_[j]];
-  std::vector<T> served_data(static_cast<std::size_t>(served_total));
-  for (std::size_t j = 0, at = 0; j < served_.size(); at += served_counts[j], ++j)
-    std::copy_n(dist_data.data() + starts[served_[j]], served_counts[j], served_data.data() + at);
+  if (!errs.failed()) {
+    starts[0] = 0;
+    std::inclusive_scan(dist_counts.begin(), dist_counts.end(), starts + 1);
+    for (std::size_t j = 0; j < n_served; ++j) served_total += served_counts[j] = dist_counts[served_[j]];
+  }
+  const std::int64_t sender_max = detail::agree(comm_, errs, served_total);
 
-  auto sorted = exchange_variable<T>(direction::from_owners, served_counts, served_data);
-  if (order_is_identity_) return sorted;
+  T* served_data = scratch<T>(send_buf, static_cast<std::size_t>(served_total));
+  for (std::size_t j = 0, at = 0; j < n_served; at += static_cast<std::size_t>(served_counts[j]), ++j)
+    std::copy_n(dist_data.data() + starts[served_[j]], served_counts[j], served_data + at);
 
-  variable<T> result;
-  result.counts.resize(order_.size());
-  for (std::size_t k = 0; k < order_.size(); ++k) result.counts[order_[k]] = sorted.counts[k];
-  auto offsets = result.offsets();
-  result.data.resize(sorted.data.size());
-  for (std::size_t k = 0, at = 0; k < order_.size(); at += sorted.counts[k], ++k)
-    std::copy_n(sorted.data.data() + at, sorted.counts[k], result.data.data() + offsets[order_[k]]);
-  return result;
+  const std::span<const std::int64_t> lengths(served_counts, n_served);
+  const std::size_t n = order_.size();
+  out.counts.resize(n);
+  if (order_is_identity_) {
+    exchange_variable<T>(
+        direction::from_owners, lengths, served_data, out.counts.data(),
+        [&out](std::size_t total) { out.data.resize(total); return out.data.data(); }, sender_max);
+    return;
+  }
+  std::int64_t* sorted_counts = scratch<std::int64_t>(recv_len_buf, n);
+  T* sorted_data = nullptr;
+  std::size_t sorted_total = 0;
+  exchange_variable<T>(
+      direction::from_owners, lengths, served_data, sorted_counts,
+      [&](std::size_t total) { sorted_total = total; return sorted_data = scratch<T>(recv_buf, total); },
+      sender_max);
+
+  // Back to request order: item k of the sorted requests is request order_[k].
+  const std::int64_t* order = order_.data();
+  for (std::size_t k = 0; k < n; ++k) out.counts[order[k]] = sorted_counts[k];
+  std::int64_t* item_starts = scratch<std::int64_t>(offsets_buf, n);
+  std::exclusive_scan(out.counts.begin(), out.counts.end(), item_starts, std::int64_t{0});
+  out.data.resize(sorted_total);
+  T* to = out.data.data();
+  for (std::size_t k = 0, at = 0; k < n; at += static_cast<std::size_t>(sorted_counts[k]), ++k)
+    std::copy_n(sorted_data + at, sorted_counts[k], to + item_starts[order[k]]);
 }
 
 template <mpi_item T>
@@ -398,30 +485,41 @@ variable<T> global_indexer::put_v_impl(std::span<const std::int64_t> part_counts
   if (initial)
     check_variable(errs, "initial.counts", dist_.local_size(), initial->counts,
                    static_cast<std::int64_t>(initial->data.size()));
-  detail::agree(comm_, errs, 0, {"put_mode", static_cast<std::int64_t>(mode)});
+  // The check's allreduce also agrees on the largest sender.
+  const std::int64_t sender_max =
+      detail::agree(comm_, errs, errs.failed() ? 0 : static_cast<std::int64_t>(part_data.size()),
+                    {"put_mode", static_cast<std::int64_t>(mode)});
 
   // Requests in owner order, then to the owners.
-  std::vector<std::int64_t> sorted_counts;
-  std::vector<T> sorted_data;
+  const std::size_t n = order_.size();
   std::span<const std::int64_t> send_counts = part_counts;
-  std::span<const T> send_data = part_data;
+  const T* send = part_data.data();
   if (!order_is_identity_) {
-    std::vector<std::int64_t> starts(part_counts.size() + 1, 0);
-    std::inclusive_scan(part_counts.begin(), part_counts.end(), starts.begin() + 1);
-    sorted_counts.resize(order_.size());
-    sorted_data.resize(part_data.size());
-    for (std::size_t k = 0, at = 0; k < order_.size(); ++k) {
-      sorted_counts[k] = part_counts[order_[k]];
-      std::copy_n(part_data.data() + starts[order_[k]], sorted_counts[k], sorted_data.data() + at);
-      at += sorted_counts[k];
+    std::int64_t* starts = scratch<std::int64_t>(offsets_buf, n + 1);
+    starts[0] = 0;
+    std::inclusive_scan(part_counts.begin(), part_counts.end(), starts + 1);
+    std::int64_t* sorted_counts = scratch<std::int64_t>(send_len_buf, n);
+    T* sorted_data = scratch<T>(send_buf, part_data.size());
+    const std::int64_t* order = order_.data();
+    for (std::size_t k = 0, at = 0; k < n; ++k) {
+      sorted_counts[k] = part_counts[order[k]];
+      std::copy_n(part_data.data() + starts[order[k]], sorted_counts[k], sorted_data + at);
+      at += static_cast<std::size_t>(sorted_counts[k]);
     }
-    send_counts = sorted_counts;
-    send_data = sorted_data;
+    send_counts = {sorted_counts, n};
+    send = sorted_data;
   }
-  auto arrived = exchange_variable<T>(direction::to_owners, send_counts, send_data);
+  const std::size_t n_served = served_.size();
+  std::int64_t* arrived_counts = scratch<std::int64_t>(recv_len_buf, n_served);
+  T* arrived = nullptr;
+  exchange_variable<T>(
+      direction::to_owners, send_counts, send, arrived_counts,
+      [&](std::size_t total) { return arrived = scratch<T>(recv_buf, total); }, sender_max);
+  std::int64_t* arrived_starts = scratch<std::int64_t>(offsets_buf, n_served + 1);
+  arrived_starts[0] = 0;
+  std::inclusive_scan(arrived_counts, arrived_counts + n_served, arrived_starts + 1);
 
   const std::size_t n_local = static_cast<std::size_t>(dist_.local_size());
-  std::vector<std::int64_t> arrived_starts = arrived.offsets();
   std::vector<std::int64_t> initial_starts = initial ? initial->offsets() : std::vector<std::int64_t>();
   auto initial_count = [&](std::size_t i) { return initial ? initial->counts[i] : std::int64_t{0}; };
 
@@ -430,19 +528,19 @@ variable<T> global_indexer::put_v_impl(std::span<const std::int64_t> part_counts
   if (mode == put_mode::replace) {
     // last[i]: the served request that wins item i, or -1.
     std::vector<std::int64_t> last(n_local, -1);
-    for (std::size_t j = 0; j < served_.size(); ++j) last[served_[j]] = static_cast<std::int64_t>(j);
+    for (std::size_t j = 0; j < n_served; ++j) last[served_[j]] = static_cast<std::int64_t>(j);
     for (std::size_t i = 0; i < n_local; ++i)
-      result.counts[i] = last[i] >= 0 ? arrived.counts[last[i]] : initial_count(i);
+      result.counts[i] = last[i] >= 0 ? arrived_counts[last[i]] : initial_count(i);
     auto offsets = result.offsets();
     result.data.resize(static_cast<std::size_t>(offsets.back()));
     for (std::size_t i = 0; i < n_local; ++i) {
-      const T* from = last[i] >= 0 ? arrived.data.data() + arrived_starts[last[i]]
+      const T* from = last[i] >= 0 ? arrived + arrived_starts[last[i]]
                                    : (initial ? initial->data.data() + initial_starts[i] : nullptr);
       if (result.counts[i] > 0) std::copy_n(from, result.counts[i], result.data.data() + offsets[i]);
     }
   } else {
     for (std::size_t i = 0; i < n_local; ++i) result.counts[i] = initial_count(i);
-    for (std::size_t j = 0; j < served_.size(); ++j) result.counts[served_[j]] += arrived.counts[j];
+    for (std::size_t j = 0; j < n_served; ++j) result.counts[served_[j]] += arrived_counts[j];
     auto cursor = result.offsets();
     result.data.resize(static_cast<std::size_t>(cursor.back()));
     for (std::size_t i = 0; i < n_local; ++i) {
@@ -451,10 +549,9 @@ variable<T> global_indexer::put_v_impl(std::span<const std::int64_t> part_counts
       cursor[i] += initial_count(i);
     }
     // Served order is rank order, then position order: extend appends in it.
-    for (std::size_t j = 0; j < served_.size(); ++j) {
-      std::copy_n(arrived.data.data() + arrived_starts[j], arrived.counts[j],
-                  result.data.data() + cursor[served_[j]]);
-      cursor[served_[j]] += arrived.counts[j];
+    for (std::size_t j = 0; j < n_served; ++j) {
+      std::copy_n(arrived + arrived_starts[j], arrived_counts[j], result.data.data() + cursor[served_[j]]);
+      cursor[served_[j]] += arrived_counts[j];
     }
   }
   return result;
