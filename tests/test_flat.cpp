@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstring>
 #include <numeric>
+#include <span>
 #include <stdexcept>
 #include <vector>
 
@@ -190,6 +191,57 @@ TEST_CASE("bpermute, permute and permute_default match the reference") {
                                                   array<std::int64_t>(targets))) == ref_default);
     });
   }
+}
+
+TEST_CASE("permute_default with distinct targets (the lock-free path) and scatters into storage") {
+  std::uint64_t seed = 350;
+  for (std::int64_t n : standard_sizes()) {
+    INFO("n = " << n << ", seed = " << seed);
+    auto rng = seeded(seed++);
+    // Half the targets of a shuffled [0, n): distinct, some left at the default.
+    std::vector<std::int64_t> perm(static_cast<std::size_t>(n));
+    std::iota(perm.begin(), perm.end(), 0);
+    std::shuffle(perm.begin(), perm.end(), rng);
+    perm.resize(static_cast<std::size_t>(n / 2));
+    auto values = random_ints(rng, static_cast<std::int64_t>(perm.size()), 0, 9);
+    std::vector<std::int64_t> ref(static_cast<std::size_t>(n), -7);
+    for (std::size_t i = 0; i < perm.size(); ++i) ref[static_cast<std::size_t>(perm[i])] = values[i];
+    auto v = random_ints(rng, n, -50, 50);
+    std::vector<std::int64_t> doubled(v.size()), summed(v.size());
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      doubled[i] = 2 * v[i];
+      summed[i] = 3 * v[i];
+    }
+    for_each_thread_count([&](int) {
+      CHECK(vseg::to_vector(vseg::permute_default(vseg::fill<std::int64_t>(n, -7), array<std::int64_t>(values),
+                                                  array<std::int64_t>(perm))) == ref);
+      // map_into and zip_with_into may write over their own input.
+      std::vector<std::int64_t> w = v;
+      vseg::map_into([](std::int64_t x) { return 2 * x; }, w, std::span<std::int64_t>(w));
+      CHECK(w == doubled);
+      vseg::zip_with_into([](std::int64_t x, std::int64_t y) { return x + y / 2; }, w, w, std::span<std::int64_t>(w));
+      CHECK(w == summed);
+    });
+  }
+  std::vector<std::int64_t> three(3);
+  CHECK_THROWS_AS(vseg::map_into([](std::int64_t x) { return x; }, array<std::int64_t>{1, 2}, std::span<std::int64_t>(three)),
+                  std::invalid_argument);
+}
+
+TEST_CASE("permute names the first bad position on large input, whatever the thread count") {
+  const std::int64_t n = 100'000;
+  auto idx = vseg::to_vector(vseg::iota(n));
+  idx[90'000] = 5;       // repeats position 5's index
+  idx[95'000] = n + 1;   // out of range, later
+  array<std::int64_t> xs = vseg::iota(n), bad(idx);
+  for_each_thread_count([&](int) {
+    CHECK_THROWS_WITH_AS(vseg::permute(xs, bad), doctest::Contains("index 5 at position 90000 repeats"),
+                         std::out_of_range);
+  });
+  idx[90'000] = 90'000;
+  array<std::int64_t> out_of_range(idx);
+  CHECK_THROWS_WITH_AS(vseg::permute(xs, out_of_range), doctest::Contains("index 100001 at position 95000 outside"),
+                       std::out_of_range);
 }
 
 TEST_CASE("permutes reject bad indices with the position and the value") {

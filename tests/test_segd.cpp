@@ -54,3 +54,24 @@ TEST_CASE("segd: bad lengths are rejected naming the segment and value") {
                        doctest::Contains("op: the segment descriptor covers 3 elements but the data has 4"),
                        std::invalid_argument);
 }
+
+TEST_CASE("segd::from_int32_lengths matches from_lengths and checks the same way") {
+  auto rng = vseg::test::seeded(12);
+  for (std::int64_t m : vseg::test::standard_sizes()) {
+    INFO("m = " << m);
+    auto v = vseg::test::random_ints(rng, m, 0, 9);
+    std::vector<std::int32_t> narrow(v.begin(), v.end());
+    const auto wide = segd::from_lengths(array<std::int64_t>(v));
+    vseg::test::for_each_thread_count([&](int) {
+      const auto s = segd::from_int32_lengths(narrow);
+      CHECK(s == wide);
+      CHECK(vseg::to_vector(s.starts()) == vseg::to_vector(wide.starts()));
+      CHECK(s.elements() == wide.elements());
+    });
+  }
+  std::vector<std::int32_t> many(100'000, 1);
+  many[77'000] = -9;
+  many[99'000] = -3;
+  CHECK_THROWS_WITH_AS(segd::from_int32_lengths(many), doctest::Contains("segment 77000 has negative length -9"),
+                       std::invalid_argument);
+}

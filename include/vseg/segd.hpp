@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 
 #include "vseg/array.hpp"
 
@@ -28,6 +29,10 @@ class segd {
   // std::invalid_argument for a negative length and std::overflow_error when
   // the lengths do not sum within int64.
   static segd from_lengths(array<std::int64_t> lengths);
+
+  // The descriptor with these 32-bit lengths (widened to int64), checked as
+  // from_lengths is; one pass to check and sum, one to write the starts.
+  static segd from_int32_lengths(std::span<const std::int32_t> lengths);
 
   // One segment of n elements.
   static segd single(std::int64_t n);

@@ -33,6 +33,15 @@ struct value {
   // REPLACE may update it in place, as NESL's vinterp does for a vector with
   // one reference; this keeps a loop of REPLACEs O(1) per step, not O(n).
   std::shared_ptr<void> owned;
+  // Two caches between a descriptor and its lengths as VCODE INTs, both
+  // sound because arrays never change: a descriptor made by MAKE_SEGDES
+  // keeps the INT vector it was made from (`lengths`), so LENGTHS is O(1);
+  // an INT vector made by LENGTHS keeps the descriptor (`descriptor`), so
+  // MAKE_SEGDES of it is O(1). NESL's code turns a descriptor into lengths
+  // and back at every level of a recursion (batcher: 5,000 times over 2^18
+  // segments).
+  int_vec lengths;
+  std::shared_ptr<const segd> descriptor;
 
   value() = default;
   // A value holding x (a vector, a descriptor or a pair).

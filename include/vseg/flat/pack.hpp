@@ -32,6 +32,21 @@ inline std::int64_t flag_offsets(std::span<const bool> flags, std::vector<std::i
   return total;
 }
 
+// Writes [in[i] | f[i], lo <= i < hi] to o, in order, without a branch per
+// element (the flags of a partition are as good as random, and a mispredicted
+// branch per element costs more than the copy): every element is stored at
+// the next free slot, which advances only past a kept one. The stores stop at
+// the last kept element, so none lands beyond this range's share of o.
+template <class T>
+void pack_range(const T* in, const bool* f, std::int64_t lo, std::int64_t hi, T* o) {
+  while (hi > lo && !f[hi - 1]) --hi;
+  std::int64_t k = 0;
+  for (std::int64_t i = lo; i < hi; ++i) {
+    o[k] = in[i];
+    k += f[i] ? 1 : 0;
+  }
+}
+
 }  // namespace detail
 
 // Number of true flags.
@@ -68,9 +83,8 @@ array<element_t<R>> pack(const R& xs, const Flags& flags) {
   T* o = out.data();
   detail::for_each_block(detail::ssize(xs), tuning::flat_block,
                          [&](std::int64_t b, std::int64_t lo, std::int64_t hi) {
-                           std::int64_t k = offsets[static_cast<std::size_t>(b)];
-                           for (std::int64_t i = lo; i < hi; ++i)
-                             if (f[i]) o[k++] = in[i];
+                           detail::pack_range(in.data(), f.data(), lo, hi,
+                                                               o + offsets[static_cast<std::size_t>(b)]);
                          });
   return std::move(out).freeze();
 }

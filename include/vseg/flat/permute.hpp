@@ -4,10 +4,22 @@
 // The checked forms verify every index and throw std::out_of_range naming the
 // first offending position and value; the *_unchecked forms skip the checks
 // and require valid input.
+//
+// The scatters take no lock per element. A parallel scatter first records, per
+// target, one source position that writes it (a plain store; when several
+// race, any one of them stays), then lets exactly the recorded position write
+// the value. Every source finding itself recorded proves the targets
+// distinct, which is all permute needs to know and the common case of
+// permute_default; only when a target repeats does permute_default fall back
+// to a per-element compare-and-swap that makes the last position win.
+// Below tuning::serial_cutoff the named serial versions run instead.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <limits>
+#include <vector>
 
 #include "vseg/array.hpp"
 #include "vseg/detail/first_bad.hpp"
@@ -54,6 +66,155 @@ array<element_t<R>> bpermute(const R& xs, const Indices& indices) {
   return std::move(out).freeze();
 }
 
+namespace detail {
+
+// The targets of a flat scatter: source position i writes indices[i], which
+// must lie in [0, n). each(f) calls f(i, t) for every in-range pair in
+// parallel and notes the out-of-range positions in `bad`; each_in_order(f)
+// does the same serially, in increasing i.
+template <class I>
+struct flat_targets {
+  std::span<const I> idx;
+  std::int64_t n;
+  first_bad* bad;
+
+  static constexpr bool cheap_to_enumerate = true;
+  std::int64_t sources() const { return static_cast<std::int64_t>(idx.size()); }
+
+  template <class F>
+  void each(F&& f) const {
+    parallel_for(sources(), [&](std::int64_t lo, std::int64_t hi) {
+      for (std::int64_t i = lo; i < hi; ++i) {
+        const auto t = static_cast<std::int64_t>(idx[static_cast<std::size_t>(i)]);
+        if (in_range(t, n)) f(i, t);
+        else bad->note(i);
+      }
+    });
+  }
+
+  template <class F>
+  void each_in_order(F&& f) const {
+    for (std::int64_t i = 0; i < sources(); ++i) {
+      const auto t = static_cast<std::int64_t>(idx[static_cast<std::size_t>(i)]);
+      if (in_range(t, n)) f(i, t);
+      else bad->note(i);
+    }
+  }
+};
+
+// The first source position whose target an earlier position already took,
+// or -1. Serial; names the offender after a parallel check failed.
+template <class Targets>
+std::int64_t first_repeat(const Targets& targets, std::int64_t n) {
+  std::vector<unsigned char> taken(static_cast<std::size_t>(n), 0);
+  std::int64_t first = -1;
+  targets.each_in_order([&](std::int64_t i, std::int64_t t) {
+    auto& mark = taken[static_cast<std::size_t>(t)];
+    if (mark != 0 && first < 0) first = i;
+    mark = 1;
+  });
+  return first;
+}
+
+// o[t] = in[i] for every pair, when no target repeats; returns false (o then
+// partly written) when one does. Two lock-free passes: pos[t] records one
+// writer of t, then only the recorded writer stores its value, so no element
+// of o is written twice even for bad input. P: a type for positions and
+// targets. Targets whose enumeration is costly (segment_targets: a merge
+// path walk per segment) are recorded in the first pass, and the second
+// reads them back in a flat loop.
+template <class P, class T, class Targets>
+bool scatter_distinct_with(const Targets& targets, std::int64_t n, const T* in, T* o) {
+  auto pos = buffer<P>::for_overwrite(n);
+  P* p = pos.data();
+  std::atomic<bool> repeated{false};
+  auto write_if_recorded = [&](std::int64_t i, std::int64_t t) {
+    if (std::atomic_ref<P>(p[t]).load(std::memory_order_relaxed) == static_cast<P>(i)) o[t] = in[i];
+    else if (!repeated.load(std::memory_order_relaxed)) repeated.store(true, std::memory_order_relaxed);
+  };
+  if constexpr (Targets::cheap_to_enumerate) {
+    targets.each([&](std::int64_t i, std::int64_t t) {
+      std::atomic_ref<P>(p[t]).store(static_cast<P>(i), std::memory_order_relaxed);
+    });
+    targets.each(write_if_recorded);
+  } else {
+    const std::int64_t k = targets.sources();
+    auto recorded = buffer<P>::for_overwrite(k);
+    P* r = recorded.data();
+    targets.each([&](std::int64_t i, std::int64_t t) {
+      r[i] = static_cast<P>(t);
+      std::atomic_ref<P>(p[t]).store(static_cast<P>(i), std::memory_order_relaxed);
+    });
+    if (targets.bad->any()) return true;  // r has holes; the caller throws
+    parallel_for(k, [&](std::int64_t lo, std::int64_t hi) {
+      for (std::int64_t i = lo; i < hi; ++i) write_if_recorded(i, static_cast<std::int64_t>(r[i]));
+    });
+  }
+  return !repeated.load();
+}
+
+template <class T, class Targets>
+bool scatter_distinct(const Targets& targets, std::int64_t n, const T* in, T* o) {
+  constexpr std::int64_t narrow = std::numeric_limits<std::int32_t>::max();
+  if (targets.sources() <= narrow && n <= narrow) return scatter_distinct_with<std::int32_t>(targets, n, in, o);
+  return scatter_distinct_with<std::int64_t>(targets, n, in, o);
+}
+
+// o[t] = in[i] for every pair, the largest i winning when a target repeats
+// (o holds the defaults beforehand). One compare-and-swap per element: the
+// path for input whose targets do repeat.
+template <class T, class Targets>
+void scatter_last_wins(const Targets& targets, std::int64_t n, const T* in, T* o) {
+  auto winner = buffer<std::int64_t>::filled(n, -1);
+  std::int64_t* w = winner.data();
+  targets.each([&](std::int64_t i, std::int64_t t) {
+    std::atomic_ref<std::int64_t> slot(w[t]);
+    std::int64_t seen = slot.load(std::memory_order_relaxed);
+    while (seen < i && !slot.compare_exchange_weak(seen, i, std::memory_order_relaxed)) {
+    }
+  });
+  targets.each([&](std::int64_t i, std::int64_t t) {
+    if (w[t] == i) o[t] = in[i];
+  });
+}
+
+// A permutation scatter: o[t] = in[i], every target of [0, n) exactly once.
+// Returns false when a target repeats (o is then partly written); an index
+// out of range is noted in the targets' first_bad.
+template <class T, class Targets>
+bool scatter_permutation(const Targets& targets, std::int64_t n, const T* in, T* o) {
+  if (targets.sources() <= tuning::serial_cutoff) {
+    std::vector<unsigned char> taken(static_cast<std::size_t>(n), 0);
+    bool distinct = true;
+    targets.each_in_order([&](std::int64_t i, std::int64_t t) {
+      auto& mark = taken[static_cast<std::size_t>(t)];
+      distinct = distinct && mark == 0;
+      mark = 1;
+      o[t] = in[i];
+    });
+    return distinct;
+  }
+  return scatter_distinct(targets, n, in, o);
+}
+
+// o = def, then o[t] = in[i] for every pair, the later position winning when
+// a target repeats.
+template <class T, class Targets>
+void scatter_over_defaults(const Targets& targets, std::int64_t n, const T* def, const T* in, T* o) {
+  parallel_for(n, [&](std::int64_t lo, std::int64_t hi) { std::copy(def + lo, def + hi, o + lo); });
+  if (targets.sources() <= tuning::serial_cutoff) {
+    targets.each_in_order([&](std::int64_t i, std::int64_t t) { o[t] = in[i]; });
+    return;
+  }
+  if (scatter_distinct(targets, n, in, o)) return;
+  // A target repeats and o holds an arbitrary writer's value there: redo
+  // the targets with the last writer winning (the defaults stay untouched,
+  // as every target of the first pass is a target again).
+  scatter_last_wins(targets, n, in, o);
+}
+
+}  // namespace detail
+
 // result[indices[i]] = xs[i]; indices must be a permutation of [0, n).
 template <contiguous_input R, contiguous_input Indices>
 array<element_t<R>> permute_unchecked(const R& xs, const Indices& indices) {
@@ -70,75 +231,53 @@ array<element_t<R>> permute_unchecked(const R& xs, const Indices& indices) {
 
 // result[indices[i]] = xs[i]: a scatter. Throws std::invalid_argument on a
 // size mismatch and std::out_of_range unless indices is a permutation of
-// [0, n) (an index out of range, or a repeated one).
+// [0, n), naming the first position whose index is out of range or repeats
+// an earlier one.
 template <contiguous_input R, contiguous_input Indices>
 array<element_t<R>> permute(const R& xs, const Indices& indices) {
+  using T = element_t<R>;
   const std::int64_t n = detail::ssize(xs);
   detail::check_same_size("permute", "xs", n, "indices", detail::ssize(indices));
   auto idx = detail::as_span(indices);
-  // One mark per target: a target marked twice is a repeated index.
-  auto marks = buffer<unsigned char>::filled(n, 0);
   detail::first_bad bad;
-  detail::parallel_for(n, [&](std::int64_t lo, std::int64_t hi) {
-    for (std::int64_t i = lo; i < hi; ++i) {
-      const auto j = static_cast<std::int64_t>(idx[i]);
-      if (!detail::in_range(j, n) ||
-          std::atomic_ref<unsigned char>(marks[j]).exchange(1, std::memory_order_relaxed) != 0)
-        bad.note(i);
-    }
-  });
-  if (bad.any()) {
-    const auto j = static_cast<std::int64_t>(idx[bad.position()]);
-    if (!detail::in_range(j, n))
-      detail::throw_out_of_range("permute", "index ", j, " at position ", bad.position(),
-                                 " outside [0, ", n, ")");
-    detail::throw_out_of_range("permute", "index ", j, " at position ", bad.position(),
-                               " repeats: the indices are not a permutation");
+  const detail::flat_targets<element_t<Indices>> targets{idx, n, &bad};
+  auto out = buffer<T>::for_overwrite(n);
+  const bool distinct = detail::scatter_permutation(targets, n, detail::as_span(xs).data(), out.data());
+  if (!distinct || bad.any()) {
+    // The failures are found again serially, so the first is named.
+    const std::int64_t out_of_range = bad.any() ? bad.position() : n;
+    const std::int64_t repeat = detail::first_repeat(targets, n);
+    if (repeat >= 0 && repeat < out_of_range)
+      detail::throw_out_of_range("permute", "index ", static_cast<std::int64_t>(idx[static_cast<std::size_t>(repeat)]),
+                                 " at position ", repeat, " repeats: the indices are not a permutation");
+    detail::throw_out_of_range("permute", "index ",
+                               static_cast<std::int64_t>(idx[static_cast<std::size_t>(out_of_range)]),
+                               " at position ", out_of_range, " outside [0, ", n, ")");
   }
-  return permute_unchecked(xs, indices);
+  return std::move(out).freeze();
 }
 
 // A copy of defaults with result[indices[i]] = xs[i]; when an index repeats,
 // the value at the later position wins (deterministically). Throws
 // std::invalid_argument on a size mismatch, std::out_of_range for an index
-// outside [0, defaults.size()).
+// outside [0, defaults.size()). O(n + k) work, no lock per element unless an
+// index repeats.
 template <contiguous_input D, contiguous_input R, contiguous_input Indices>
 array<element_t<D>> permute_default(const D& defaults, const R& xs, const Indices& indices) {
   using T = element_t<D>;
   const std::int64_t n = detail::ssize(defaults);
   const std::int64_t k = detail::ssize(xs);
   detail::check_same_size("permute_default", "xs", k, "indices", detail::ssize(indices));
-  auto def = detail::as_span(defaults);
-  auto in = detail::as_span(xs);
   auto idx = detail::as_span(indices);
-  // winner[t]: the last position writing target t, or -1.
-  auto winner = buffer<std::int64_t>::filled(n, -1);
   detail::first_bad bad;
-  detail::parallel_for(k, [&](std::int64_t lo, std::int64_t hi) {
-    for (std::int64_t i = lo; i < hi; ++i) {
-      const auto t = static_cast<std::int64_t>(idx[i]);
-      if (!detail::in_range(t, n)) {
-        bad.note(i);
-        continue;
-      }
-      std::atomic_ref<std::int64_t> w(winner[t]);
-      std::int64_t seen = w.load(std::memory_order_relaxed);
-      while (seen < i && !w.compare_exchange_weak(seen, i, std::memory_order_relaxed)) {
-      }
-    }
-  });
+  const detail::flat_targets<element_t<Indices>> targets{idx, n, &bad};
+  auto out = buffer<T>::for_overwrite(n);
+  detail::scatter_over_defaults(targets, n, detail::as_span(defaults).data(), detail::as_span(xs).data(),
+                                out.data());
   if (bad.any())
     detail::throw_out_of_range("permute_default", "index ",
-                               static_cast<std::int64_t>(idx[bad.position()]), " at position ",
-                               bad.position(), " outside [0, ", n, ")");
-  auto out = buffer<T>::for_overwrite(n);
-  T* o = out.data();
-  detail::parallel_for(n, [&](std::int64_t lo, std::int64_t hi) {
-    for (std::int64_t t = lo; t < hi; ++t) {
-      const std::int64_t w = winner[t];
-      o[t] = w < 0 ? def[t] : in[w];
-    }
-  });
+                               static_cast<std::int64_t>(idx[static_cast<std::size_t>(bad.position())]),
+                               " at position ", bad.position(), " outside [0, ", n, ")");
   return std::move(out).freeze();
 }
 

@@ -29,15 +29,19 @@ array<element_t<R1>> iota_s(const segd& s, const R1& starts, const R2& strides) 
   detail::for_each_segment_piece(
       s.segments(), s.elements(), [&](std::int64_t j) { return s.end(j); },
       [&](std::int64_t j, std::int64_t lo, std::int64_t hi) {
+        // The start and stride are read once per piece: the compiler cannot
+        // prove o does not alias them and would reload them per element.
         const std::int64_t base = s.start(j);
-        for (std::int64_t k = lo; k < hi; ++k) {
-          if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
-            using U = std::make_unsigned_t<T>;
-            o[k] = static_cast<T>(static_cast<U>(static_cast<U>(first[j]) +
-                                                 static_cast<U>(k - base) * static_cast<U>(step[j])));
-          } else {
-            o[k] = static_cast<T>(first[j] + static_cast<T>(k - base) * static_cast<T>(step[j]));
-          }
+        if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+          using U = std::make_unsigned_t<T>;
+          const U first_j = static_cast<U>(first[j]);
+          const U step_j = static_cast<U>(step[j]);
+          for (std::int64_t k = lo; k < hi; ++k)
+            o[k] = static_cast<T>(static_cast<U>(first_j + static_cast<U>(k - base) * step_j));
+        } else {
+          const T first_j = static_cast<T>(first[j]);
+          const T step_j = static_cast<T>(step[j]);
+          for (std::int64_t k = lo; k < hi; ++k) o[k] = static_cast<T>(first_j + static_cast<T>(k - base) * step_j);
         }
       });
   return std::move(out).freeze();

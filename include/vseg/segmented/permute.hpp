@@ -25,46 +25,74 @@ namespace vseg {
 
 namespace detail {
 
-// Global positions in `target` of the segment-local indices laid out by
-// `index_segd`: index k of segment j becomes target.start(j) + indices[k].
-// Throws std::out_of_range for an index outside its target segment.
+// The targets of a segment-local scatter: index k of source segment j (laid
+// out by src) names element target.start(j) + indices[k] of the result,
+// valid when below target.length(j). The flat_targets interface (each,
+// each_in_order, sources), so flat/permute.hpp's scatters run on it without
+// materialising global indices.
 template <class I>
-array<std::int64_t> global_indices_s(const char* operation, const segd& index_segd,
-                                     std::span<const I> idx, const segd& target) {
-  auto out = buffer<std::int64_t>::for_overwrite(index_segd.elements());
-  std::int64_t* o = out.data();
-  first_bad bad;
-  for_each_segment_piece(
-      index_segd.segments(), index_segd.elements(), [&](std::int64_t j) { return index_segd.end(j); },
-      [&](std::int64_t j, std::int64_t lo, std::int64_t hi) {
-        const std::int64_t base = target.start(j);
-        const std::int64_t len = target.length(j);
-        for (std::int64_t k = lo; k < hi; ++k) {
-          const auto i = static_cast<std::int64_t>(idx[k]);
-          if (in_range(i, len)) o[k] = base + i;
-          else bad.note(k);
-        }
-      });
-  if (bad.any()) {
-    const std::int64_t k = bad.position();
-    throw_out_of_range(operation, "index ", static_cast<std::int64_t>(idx[k]), " at position ", k,
-                       " outside its segment");
+struct segment_targets {
+  const segd* src;
+  std::span<const I> idx;
+  const segd* target;
+  first_bad* bad;
+
+  static constexpr bool cheap_to_enumerate = false;
+  std::int64_t sources() const { return src->elements(); }
+
+  template <class F>
+  void each(F&& f) const {
+    for_each_segment_piece(src->segments(), src->elements(), [&](std::int64_t j) { return src->end(j); },
+                           [&](std::int64_t j, std::int64_t lo, std::int64_t hi) { run(j, lo, hi, f); });
   }
-  return std::move(out).freeze();
-}
+
+  template <class F>
+  void each_in_order(F&& f) const {
+    for (std::int64_t j = 0; j < src->segments(); ++j) run(j, src->start(j), src->end(j), f);
+  }
+
+ private:
+  template <class F>
+  void run(std::int64_t j, std::int64_t lo, std::int64_t hi, F& f) const {
+    const std::int64_t base = target->start(j);
+    const std::int64_t len = target->length(j);
+    for (std::int64_t k = lo; k < hi; ++k) {
+      const auto i = static_cast<std::int64_t>(idx[static_cast<std::size_t>(k)]);
+      if (in_range(i, len)) f(k, base + i);
+      else bad->note(k);
+    }
+  }
+};
 
 }  // namespace detail
 
 // Within every segment, result[indices[k]] = data[k]: a scatter by local
 // indices. Throws std::invalid_argument on a size mismatch and
 // std::out_of_range unless the indices of every segment are a permutation of
-// that segment's positions.
+// that segment's positions, naming the first position whose index is outside
+// its segment or repeats an earlier one.
 template <contiguous_input R, contiguous_input Indices>
 array<element_t<R>> permute_s(const segd& s, const R& data, const Indices& indices) {
+  using T = element_t<R>;
   check_covers("permute_s", s, detail::ssize(data));
   check_covers("permute_s", s, detail::ssize(indices));
-  auto global = detail::global_indices_s("permute_s", s, detail::as_span(indices), s);
-  return permute(data, global);
+  const std::int64_t n = s.elements();
+  auto idx = detail::as_span(indices);
+  detail::first_bad bad;
+  const detail::segment_targets<element_t<Indices>> targets{&s, idx, &s, &bad};
+  auto out = buffer<T>::for_overwrite(n);
+  const bool distinct = detail::scatter_permutation(targets, n, detail::as_span(data).data(), out.data());
+  if (!distinct || bad.any()) {
+    const std::int64_t out_of_range = bad.any() ? bad.position() : n;
+    const std::int64_t repeat = detail::first_repeat(targets, n);
+    if (repeat >= 0 && repeat < out_of_range)
+      detail::throw_out_of_range("permute_s", "index ", static_cast<std::int64_t>(idx[static_cast<std::size_t>(repeat)]),
+                                 " at position ", repeat, " repeats: the indices are not a permutation of its segment");
+    detail::throw_out_of_range("permute_s", "index ",
+                               static_cast<std::int64_t>(idx[static_cast<std::size_t>(out_of_range)]),
+                               " at position ", out_of_range, " outside its segment");
+  }
+  return std::move(out).freeze();
 }
 
 // A copy of defaults (laid out by dst_segd) where, for every segment j,
@@ -72,16 +100,29 @@ array<element_t<R>> permute_s(const segd& s, const R& data, const Indices& indic
 // j. When an index repeats, the later position wins. Throws
 // std::invalid_argument unless both descriptors have the same number of
 // segments and cover their data, std::out_of_range for a bad index.
+// O(elements + segments), no lock per element unless an index repeats.
 template <contiguous_input R, contiguous_input Indices, contiguous_input D>
 array<element_t<R>> permute_default_s(const segd& src_segd, const R& data, const Indices& indices,
                                       const segd& dst_segd, const D& defaults) {
+  using T = element_t<R>;
   check_covers("permute_default_s", src_segd, detail::ssize(data));
   check_covers("permute_default_s", src_segd, detail::ssize(indices));
   check_covers("permute_default_s", dst_segd, detail::ssize(defaults));
   detail::check_same_size("permute_default_s", "source segments", src_segd.segments(),
                           "destination segments", dst_segd.segments());
-  auto global = detail::global_indices_s("permute_default_s", src_segd, detail::as_span(indices), dst_segd);
-  return permute_default(defaults, data, global);
+  const std::int64_t n = dst_segd.elements();
+  auto idx = detail::as_span(indices);
+  detail::first_bad bad;
+  const detail::segment_targets<element_t<Indices>> targets{&src_segd, idx, &dst_segd, &bad};
+  auto out = buffer<T>::for_overwrite(n);
+  detail::scatter_over_defaults(targets, n, detail::as_span(defaults).data(), detail::as_span(data).data(),
+                                out.data());
+  if (bad.any()) {
+    const std::int64_t k = bad.position();
+    detail::throw_out_of_range("permute_default_s", "index ", static_cast<std::int64_t>(idx[static_cast<std::size_t>(k)]),
+                               " at position ", k, " outside its segment");
+  }
+  return std::move(out).freeze();
 }
 
 // For every position k of the result (laid out by index_segd, whose segment j

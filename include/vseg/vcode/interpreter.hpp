@@ -15,6 +15,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <limits>
+#include <string>
+#include <vector>
 
 #include "vseg/vcode/program.hpp"
 
@@ -28,6 +30,9 @@ struct run_options {
   std::int64_t max_call_depth = 1 << 20;
   // Print every instruction executed, with the stack's shape, to `err`.
   bool trace = false;
+  // Time every vector operation and report the totals per operation and
+  // type word in run_result::profile (two clock reads per instruction).
+  bool profile = false;
   // The streams VCODE calls STDIN, STDOUT and STDERR (file descriptors 0, 1, 2).
   std::FILE* in = stdin;
   std::FILE* out = stdout;
@@ -39,6 +44,14 @@ struct run_options {
 struct run_result {
   std::int64_t instructions = 0;
   bool exited = false;
+  // With run_options::profile: per operation ("+ INT", "DPERMUTE FLOAT"),
+  // how often it ran and its total wall time, the most expensive first.
+  struct op_time {
+    std::string op;
+    std::int64_t count = 0;
+    double seconds = 0;
+  };
+  std::vector<op_time> profile;
 };
 
 // Runs prog from its main function. Throws vcode::error on a run-time error.
