@@ -695,10 +695,8 @@ array<T> fold_s(const nested<T>& xss, const Monoid& m) {
       phys.descriptor.segments(), phys.descriptor.elements(),
       [&](std::int64_t p) { return phys.descriptor.end(p); },
       [&](std::int64_t p, std::int64_t lo, std::int64_t hi, T acc) {
-        const T* base = phys.base[static_cast<std::size_t>(p)];
         const std::int64_t st = phys.descriptor.start(p);
-        for (std::int64_t k = lo - st; k < hi - st; ++k) acc = m(acc, base[k]);
-        return acc;
+        return detail::fold_range(phys.base[static_cast<std::size_t>(p)], lo - st, hi - st, acc, m);
       },
       m, per_physical.data());
   return bpermute_unchecked(std::move(per_physical).freeze(), c.vsegids());
@@ -763,10 +761,8 @@ nested<T> scan_s(const nested<T>& xss, const Monoid& m) {
       phys.descriptor.segments(), phys.descriptor.elements(),
       [&](std::int64_t p) { return phys.descriptor.end(p); },
       [&](std::int64_t p, std::int64_t lo, std::int64_t hi, T acc) {
-        const T* base = phys.base[static_cast<std::size_t>(p)];
         const std::int64_t st = phys.descriptor.start(p);
-        for (std::int64_t k = lo - st; k < hi - st; ++k) acc = m(acc, base[k]);
-        return acc;
+        return detail::fold_range(phys.base[static_cast<std::size_t>(p)], lo - st, hi - st, acc, m);
       },
       [&](std::int64_t p, std::int64_t lo, std::int64_t hi, T acc) {
         const T* base = phys.base[static_cast<std::size_t>(p)];
