@@ -74,14 +74,16 @@ struct segment_mix {
   std::vector<std::int64_t> lengths;
 };
 
-// The standard segment mixes: all empty, all length 1, random short,
-// one giant segment, a Zipf-like mix, and giant segments among empty ones.
+// The standard segment mixes: all empty, all length 1, all length 3, random
+// short, one giant segment (all but random have uniform descriptors), a
+// Zipf-like mix, and giant segments among empty ones.
 inline std::vector<segment_mix> standard_mixes(std::uint64_t seed) {
   auto rng = seeded(seed);
   std::vector<segment_mix> mixes;
   mixes.push_back({"no segments", {}});
   mixes.push_back({"all empty", std::vector<std::int64_t>(100'000, 0)});
   mixes.push_back({"all length 1", std::vector<std::int64_t>(70'000, 1)});
+  mixes.push_back({"all length 3", std::vector<std::int64_t>(30'000, 3)});
   mixes.push_back({"random", random_ints(rng, 20'000, 0, 20)});
   mixes.push_back({"one giant", {150'000}});
   {

@@ -75,3 +75,35 @@ TEST_CASE("segd::from_int32_lengths matches from_lengths and checks the same way
   CHECK_THROWS_WITH_AS(segd::from_int32_lengths(many), doctest::Contains("segment 77000 has negative length -9"),
                        std::invalid_argument);
 }
+
+TEST_CASE("segd: uniform_length names the common length, found while building") {
+  CHECK(segd::uniform(5, 3).uniform_length() == 3);
+  CHECK(segd::uniform(5, 0).uniform_length() == 0);
+  CHECK(segd::single(9).uniform_length() == 9);
+  CHECK(segd().uniform_length() == -1);  // no segments: nothing in common
+  CHECK(segd::from_lengths(array<std::int64_t>{2, 2, 3}).uniform_length() == -1);
+  CHECK(segd::from_lengths(array<std::int64_t>{0, 1}).uniform_length() == -1);
+  // large, built over parallel blocks: one odd length in the last block
+  std::vector<std::int64_t> ones(300'000, 1);
+  CHECK(segd::from_lengths(array<std::int64_t>(ones)).uniform_length() == 1);
+  std::vector<std::int32_t> ones32(300'000, 1);
+  CHECK(segd::from_int32_lengths(ones32).uniform_length() == 1);
+  ones.back() = 2;
+  ones32.front() = 0;
+  vseg::test::for_each_thread_count([&](int) {
+    CHECK(segd::from_lengths(array<std::int64_t>(ones)).uniform_length() == -1);
+    CHECK(segd::from_int32_lengths(ones32).uniform_length() == -1);
+  });
+}
+
+TEST_CASE("segd: the uniform layout computes what the listed one reads") {
+  for (auto s : {segd::uniform(1000, 1), segd::uniform(777, 4), segd::single(12345)}) {
+    REQUIRE(s.uniform_length() >= 0);
+    const vseg::detail::uniform_layout u{s.uniform_length()};
+    const vseg::detail::listed_layout l{s.starts().data(), s.lengths().data()};
+    bool same = true;
+    for (std::int64_t j = 0; j < s.segments(); ++j)
+      same = same && u.start(j) == l.start(j) && u.length(j) == l.length(j) && u.end(j) == l.end(j);
+    CHECK(same);
+  }
+}

@@ -18,10 +18,12 @@ struct case_data {
   vseg::segd s;
 };
 
-case_data random_segd(std::mt19937_64& rng, std::int64_t segments, std::int64_t max_len) {
+// Lengths drawn from [0, max_len], or all max_len when uniform (the
+// descriptor then takes the arithmetic layout, see segd.hpp).
+case_data random_segd(std::mt19937_64& rng, std::int64_t segments, std::int64_t max_len, bool uniform = false) {
   std::uniform_int_distribution<std::int64_t> len(0, max_len);
   case_data c;
-  for (std::int64_t j = 0; j < segments; ++j) c.lengths.push_back(len(rng));
+  for (std::int64_t j = 0; j < segments; ++j) c.lengths.push_back(uniform ? max_len : len(rng));
   c.s = vseg::segd::from_lengths(vseg::array<std::int64_t>(c.lengths));
   return c;
 }
@@ -32,9 +34,15 @@ TEST_CASE("permute_s, permute_default_s, bpermute_flagged_s, replace_s match the
   for (std::uint64_t seed : {1u, 2u, 3u}) {
     INFO("seed " << seed);
     std::mt19937_64 rng(seed);
-    for (auto [segments, max_len] : {std::pair<std::int64_t, std::int64_t>{0, 0}, {5, 0}, {100, 1},
-                                     {300, 60}, {3, 40000}}) {
-      const case_data c = random_segd(rng, segments, max_len);
+    struct shape {
+      std::int64_t segments, max_len;
+      bool uniform;
+    };
+    for (auto [segments, max_len, uniform] :
+         {shape{0, 0, false}, {5, 0, false}, {100, 1, false}, {300, 60, false}, {3, 40000, false},
+          {100'000, 1, true}, {30'000, 3, true}, {1, 200'000, true}, {7, 0, true}}) {
+      const case_data c = random_segd(rng, segments, max_len, uniform);
+      REQUIRE((c.s.uniform_length() >= 0) == (uniform || (segments > 0 && max_len == 0)));
       const std::int64_t n = c.s.elements();
       std::vector<int> data(static_cast<std::size_t>(n));
       std::iota(data.begin(), data.end(), 100);
@@ -97,4 +105,46 @@ TEST_CASE("segment-local permutations reject bad indices") {
   // permute_default_s: the later position wins
   CHECK(vseg::to_vector(vseg::permute_default_s(s, xs, vseg::array<int>{1, 1, 0, 0}, s, vseg::array<int>{9, 9, 9, 9})) ==
         std::vector<int>{9, 2, 4, 9});
+}
+
+TEST_CASE("uniform descriptors: repeats, bad indices and gathers on the arithmetic layout") {
+  // 50,000 source segments of one element scattered into segments of two
+  // (NESL's batcher sort does this at every level), large enough for the
+  // parallel paths.
+  const std::int64_t m = 50'000;
+  const auto one = vseg::segd::uniform(m, 1);
+  const auto two = vseg::segd::uniform(m, 2);
+  std::vector<int> data(static_cast<std::size_t>(m)), defaults(static_cast<std::size_t>(2 * m), -1);
+  std::iota(data.begin(), data.end(), 0);
+  std::vector<std::int32_t> at(static_cast<std::size_t>(m));
+  std::vector<int> expect = defaults;
+  for (std::int64_t j = 0; j < m; ++j) {
+    at[static_cast<std::size_t>(j)] = static_cast<std::int32_t>(j % 2);
+    expect[static_cast<std::size_t>(2 * j + j % 2)] = static_cast<int>(j);
+  }
+  const vseg::array<int> xs(data), def(defaults);
+  vseg::test::for_each_thread_count([&](int) {
+    CHECK(vseg::to_vector(vseg::permute_default_s(one, xs, vseg::array<std::int32_t>(at), two, def)) == expect);
+  });
+  // Two sources per target segment, both naming position 1: the later wins.
+  const auto pairs = vseg::segd::uniform(m / 2, 2);
+  const auto singles = vseg::segd::uniform(m / 2, 2);
+  std::vector<std::int32_t> ones(static_cast<std::size_t>(m), 1);
+  std::vector<int> last(static_cast<std::size_t>(m), -1);
+  for (std::int64_t j = 0; j < m / 2; ++j) last[static_cast<std::size_t>(2 * j + 1)] = static_cast<int>(2 * j + 1);
+  vseg::test::for_each_thread_count([&](int) {
+    CHECK(vseg::to_vector(vseg::permute_default_s(pairs, xs, vseg::array<std::int32_t>(ones), singles,
+                                                  vseg::array<int>(std::vector<int>(static_cast<std::size_t>(m), -1)))) ==
+          last);
+    // ... and as a permutation it is rejected, naming the first repeat.
+    CHECK_THROWS_WITH_AS(vseg::permute_s(pairs, xs, vseg::array<std::int32_t>(ones)),
+                         doctest::Contains("at position 1 repeats"), std::out_of_range);
+  });
+  // An index outside its segment of one element.
+  std::vector<std::int32_t> zeros(static_cast<std::size_t>(m), 0);
+  zeros[31'337] = 1;
+  CHECK_THROWS_WITH_AS(vseg::permute_s(one, xs, vseg::array<std::int32_t>(zeros)),
+                       doctest::Contains("index 1 at position 31337 outside its segment"), std::out_of_range);
+  CHECK_THROWS_WITH_AS(vseg::permute_default_s(one, xs, vseg::array<std::int32_t>(zeros), one, xs),
+                       doctest::Contains("index 1 at position 31337"), std::out_of_range);
 }

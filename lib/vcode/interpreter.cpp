@@ -9,6 +9,7 @@
 #include "vseg/vcode/interpreter.hpp"
 
 #include <algorithm>
+#include <map>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -323,7 +324,10 @@ class machine {
     std::fputs("   stack:", opt_.err);
     for (const value& v : stack_) {
       const std::string_view k = detail::kind_name(v.which());
-      std::fprintf(opt_.err, " %.*s[%lld]", static_cast<int>(k.size()), k.data(), static_cast<long long>(v.length()));
+      std::fprintf(opt_.err, " %.*s[%lld", static_cast<int>(k.size()), k.data(), static_cast<long long>(v.length()));
+      // A descriptor shows its element count too: SEGDES[segments:elements].
+      if (const auto* s = std::get_if<segd>(&v.v)) std::fprintf(opt_.err, ":%lld", static_cast<long long>(s->elements()));
+      std::fputc(']', opt_.err);
     }
     std::fputc('\n', opt_.err);
   }
@@ -411,7 +415,12 @@ class machine {
     const bool* f = flags.data();
     const T* x = a.data();
     const T* y = b.data();
-    finish(3, wrap_value(vseg::tabulate(flags.size(), [=](std::int64_t i) { return f[i] ? x[i] : y[i]; })));
+    // Both values are loaded before the choice, so the loop is a vector blend.
+    finish(3, wrap_value(vseg::tabulate(flags.size(), [=](std::int64_t i) {
+             const T a = x[i];
+             const T b = y[i];
+             return f[i] ? a : b;
+           })));
   }
 
   void rand() {
@@ -685,9 +694,16 @@ class machine {
   }
 
   void execute_timed(const instruction& ins) {
+    std::string key;
+    if (opt_.profile_shapes) key = shape_key(ins);
     const auto t0 = std::chrono::steady_clock::now();
     execute(ins);
     const std::chrono::duration<double> t = std::chrono::steady_clock::now() - t0;
+    if (opt_.profile_shapes) {
+      auto& [count, seconds] = shape_times_[key];
+      ++count;
+      seconds += t.count();
+    }
     const std::size_t slot = profile_slot(ins);
     if (slot >= op_seconds_.size()) {
       op_seconds_.resize(slot + 1, 0.0);
@@ -697,7 +713,32 @@ class machine {
     ++op_counts_[slot];
   }
 
+  // The operation and the shapes of the top three stack entries before it,
+  // deepest first: "DIST INT INT[262144] INT[1] SEGDES[1:262144]".
+  std::string shape_key(const instruction& ins) const {
+    std::string key(name(ins.op));
+    if (ins.ty != type::none && ins.op != opcode::const_) key.append(" ").append(name(ins.ty));
+    for (std::size_t d = std::min<std::size_t>(3, stack_.size()); d-- > 0;) {
+      const value& v = at(d);
+      char shape[64];
+      if (const auto* s = std::get_if<segd>(&v.v))
+        std::snprintf(shape, sizeof shape, "[%lld:%lld]", static_cast<long long>(s->segments()),
+                      static_cast<long long>(s->elements()));
+      else
+        std::snprintf(shape, sizeof shape, "[%lld]", static_cast<long long>(v.length()));
+      key.append(" ").append(detail::kind_name(v.which())).append(shape);
+    }
+    return key;
+  }
+
+  static void sort_by_time(std::vector<run_result::op_time>& times) {
+    std::sort(times.begin(), times.end(),
+              [](const run_result::op_time& a, const run_result::op_time& b) { return a.seconds > b.seconds; });
+  }
+
   void report_profile(run_result& result) const {
+    for (const auto& [key, time] : shape_times_) result.shapes.push_back({key, time.first, time.second});
+    sort_by_time(result.shapes);
     for (std::size_t slot = 0; slot < op_counts_.size(); ++slot) {
       if (op_counts_[slot] == 0) continue;
       const auto op = static_cast<opcode>(slot / type_words);
@@ -709,8 +750,7 @@ class machine {
       }
       result.profile.push_back({std::move(label), op_counts_[slot], op_seconds_[slot]});
     }
-    std::sort(result.profile.begin(), result.profile.end(),
-              [](const run_result::op_time& a, const run_result::op_time& b) { return a.seconds > b.seconds; });
+    sort_by_time(result.profile);
   }
 
   const program& prog_;
@@ -724,6 +764,7 @@ class machine {
   const instruction* ins_ = nullptr;
   std::vector<double> op_seconds_;
   std::vector<std::int64_t> op_counts_;
+  std::map<std::string, std::pair<std::int64_t, double>> shape_times_;  // key -> (count, seconds)
 };
 
 void machine::execute(const instruction& ins) {

@@ -33,6 +33,7 @@ void usage(std::FILE* to) {
       "  -m WORDS          limit the vectors on the stack to WORDS 8-byte words\n"
       "  -t, --threads N   use at most N threads (default: all cores)\n"
       "  --stats           print the instruction count and time, and the time per operation, to standard error\n"
+      "  --stats-shapes    --stats, plus the time per operation and operand shapes (sizes of the top stack entries)\n"
       "  --trace           print every instruction and the stack's shape to standard error\n"
       "  -h, --help        show this help\n",
       to);
@@ -105,9 +106,10 @@ int main(int argc, char** argv) {
       else threads = v;
     } else if (a == "--trace") {
       options.trace = true;
-    } else if (a == "--stats") {
+    } else if (a == "--stats" || a == "--stats-shapes") {
       stats = true;
       options.profile = true;
+      options.profile_shapes = a == "--stats-shapes";
     } else if (!a.empty() && a[0] == '-') {
       std::fprintf(stderr, "vseg-vcode: unknown option %s\n", a.c_str());
       usage(stderr);
@@ -146,6 +148,10 @@ int main(int argc, char** argv) {
                    static_cast<long long>(result.instructions), t.count());
       for (const auto& p : result.profile)
         std::fprintf(stderr, "  %-20s %10lld  %10.6f s\n", p.op.c_str(), static_cast<long long>(p.count), p.seconds);
+      if (!result.shapes.empty()) std::fprintf(stderr, "by operand shapes (the 40 costliest):\n");
+      for (std::size_t k = 0; k < result.shapes.size() && k < 40; ++k)
+        std::fprintf(stderr, "  %10lld  %10.6f s  %s\n", static_cast<long long>(result.shapes[k].count),
+                     result.shapes[k].seconds, result.shapes[k].op.c_str());
     }
   } catch (const vseg::vcode::error& e) {
     std::fflush(stdout);

@@ -5,20 +5,22 @@
 // first offending position and value; the *_unchecked forms skip the checks
 // and require valid input.
 //
-// The scatters take no lock per element. A parallel scatter first records, per
-// target, one source position that writes it (a plain store; when several
-// race, any one of them stays), then lets exactly the recorded position write
-// the value. Every source finding itself recorded proves the targets
-// distinct, which is all permute needs to know and the common case of
-// permute_default; only when a target repeats does permute_default fall back
-// to a per-element compare-and-swap that makes the last position win.
-// Below tuning::serial_cutoff the named serial versions run instead.
+// The scatters take no lock per element. A parallel scatter stores each value
+// and a byte mark at its target in one random pass, then counts the marks in
+// a sequential one: as many marks as sources proves the targets distinct,
+// which is all permute needs to know and the common case of permute_default
+// (scatter_marked). Element types without plain atomic stores first record
+// one writer per target and let only it write (scatter_distinct_with). Only
+// when a target repeats does permute_default fall back to a per-element
+// compare-and-swap that makes the last position win. Below
+// tuning::serial_cutoff the named serial versions run instead.
 #pragma once
 
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "vseg/array.hpp"
@@ -116,6 +118,42 @@ std::int64_t first_repeat(const Targets& targets, std::int64_t n) {
   return first;
 }
 
+// Whether elements of T can be stored with a relaxed atomic store that is a
+// plain move (so racing stores of a bad input are defined, and cost nothing).
+template <class T>
+constexpr bool plain_atomic_store() {
+  if constexpr (std::is_trivially_copyable_v<T>)
+    return std::atomic_ref<T>::is_always_lock_free && std::atomic_ref<T>::required_alignment == alignof(T);
+  else
+    return false;
+}
+
+// A scatter in one random pass that says whether a target repeated: every
+// source stores its value and a byte mark at its target (relaxed atomic
+// stores: plain moves on x86, and defined when a bad input makes two sources
+// race for one target), then one sequential pass counts the marks. The
+// targets are distinct exactly when there are as many marks as sources; for
+// a permutation (as many sources as targets) that means every target is
+// written once. Returns false when a target repeated (those targets hold any
+// one of their writers' values) or an index was out of range (noted in the
+// targets' first_bad).
+template <class T, class Targets>
+bool scatter_marked(const Targets& targets, std::int64_t n, const T* in, T* o) {
+  auto marks = buffer<std::uint8_t>::filled(n, 0);
+  std::uint8_t* mark = marks.data();
+  targets.each([&](std::int64_t i, std::int64_t t) {
+    std::atomic_ref<std::uint8_t>(mark[t]).store(1, std::memory_order_relaxed);
+    std::atomic_ref<T>(o[t]).store(in[i], std::memory_order_relaxed);
+  });
+  std::atomic<std::int64_t> marked{0};
+  for_each_block(n, tuning::flat_block, [&](std::int64_t, std::int64_t lo, std::int64_t hi) {
+    std::int64_t count = 0;
+    for (std::int64_t t = lo; t < hi; ++t) count += mark[t];
+    marked.fetch_add(count, std::memory_order_relaxed);
+  });
+  return !targets.bad->any() && marked.load() == targets.sources();
+}
+
 // o[t] = in[i] for every pair, when no target repeats; returns false (o then
 // partly written) when one does. Two lock-free passes: pos[t] records one
 // writer of t, then only the recorded writer stores its value, so no element
@@ -155,9 +193,13 @@ bool scatter_distinct_with(const Targets& targets, std::int64_t n, const T* in, 
 
 template <class T, class Targets>
 bool scatter_distinct(const Targets& targets, std::int64_t n, const T* in, T* o) {
-  constexpr std::int64_t narrow = std::numeric_limits<std::int32_t>::max();
-  if (targets.sources() <= narrow && n <= narrow) return scatter_distinct_with<std::int32_t>(targets, n, in, o);
-  return scatter_distinct_with<std::int64_t>(targets, n, in, o);
+  if constexpr (plain_atomic_store<T>()) {
+    return scatter_marked(targets, n, in, o);
+  } else {
+    constexpr std::int64_t narrow = std::numeric_limits<std::int32_t>::max();
+    if (targets.sources() <= narrow && n <= narrow) return scatter_distinct_with<std::int32_t>(targets, n, in, o);
+    return scatter_distinct_with<std::int64_t>(targets, n, in, o);
+  }
 }
 
 // o[t] = in[i] for every pair, the largest i winning when a target repeats
@@ -194,6 +236,7 @@ bool scatter_permutation(const Targets& targets, std::int64_t n, const T* in, T*
     });
     return distinct;
   }
+  if (targets.sources() != n) return false;  // cannot be a permutation
   return scatter_distinct(targets, n, in, o);
 }
 

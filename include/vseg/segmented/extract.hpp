@@ -25,12 +25,14 @@ array<element_t<R>> extract_s(const segd& s, const R& data, const Indices& indic
   auto out = buffer<T>::for_overwrite(s.segments());
   T* o = out.data();
   detail::first_bad bad;
-  detail::parallel_for(s.segments(), [&](std::int64_t lo, std::int64_t hi) {
-    for (std::int64_t j = lo; j < hi; ++j) {
-      const auto i = static_cast<std::int64_t>(idx[j]);
-      if (detail::in_range(i, s.length(j))) o[j] = in[s.start(j) + i];
-      else bad.note(j);
-    }
+  detail::with_layout(s, [&](const auto& lay) {
+    detail::parallel_for(s.segments(), [&](std::int64_t lo, std::int64_t hi) {
+      for (std::int64_t j = lo; j < hi; ++j) {
+        const auto i = static_cast<std::int64_t>(idx[j]);
+        if (detail::in_range(i, lay.length(j))) o[j] = in[lay.start(j) + i];
+        else bad.note(j);
+      }
+    });
   });
   if (bad.any()) {
     const std::int64_t j = bad.position();

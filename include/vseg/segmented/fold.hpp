@@ -68,12 +68,24 @@ array<element_t<R>> fold_s(const segd& s, const R& data, const Monoid& m) {
   auto in = detail::as_span(data);
   check_covers("fold_s", s, detail::ssize(data));
   auto out = buffer<T>::for_overwrite(s.segments());
-  detail::fold_segments<T>(
-      s.segments(), s.elements(), [&](std::int64_t j) { return s.end(j); },
-      [&](std::int64_t, std::int64_t lo, std::int64_t hi, T acc) {
-        return detail::fold_range(in.data(), lo, hi, acc, m);
-      },
-      m, out.data());
+  T* o = out.data();
+  if (s.uniform_length() == 1) {
+    // One element per segment: identity . x, element-wise (not x itself:
+    // 0.0 + -0.0 is 0.0).
+    const T* x = in.data();
+    detail::parallel_for(s.segments(), [&](std::int64_t lo, std::int64_t hi) {
+      for (std::int64_t j = lo; j < hi; ++j) o[j] = m(m.identity(), x[j]);
+    });
+    return std::move(out).freeze();
+  }
+  detail::with_layout(s, [&](const auto& lay) {
+    detail::fold_segments<T>(
+        s.segments(), s.elements(), [&](std::int64_t j) { return lay.end(j); },
+        [&](std::int64_t, std::int64_t lo, std::int64_t hi, T acc) {
+          return detail::fold_range(in.data(), lo, hi, acc, m);
+        },
+        m, o);
+  });
   return std::move(out).freeze();
 }
 

@@ -22,16 +22,25 @@ array<element_t<R1>> iota_s(const segd& s, const R1& starts, const R2& strides) 
   using T = element_t<R1>;
   detail::check_same_size("iota_s", "segments", s.segments(), "starts", detail::ssize(starts));
   detail::check_same_size("iota_s", "segments", s.segments(), "strides", detail::ssize(strides));
+  // Integer segments of one element each hold just their start (a floating
+  // start + 0 * stride can differ: -0.0, an infinite stride).
+  if constexpr (std::is_integral_v<T>) {
+    if (s.uniform_length() == 1) {
+      if constexpr (std::is_same_v<std::remove_cvref_t<R1>, array<T>>) return starts;
+      else return array<T>(detail::as_span(starts));
+    }
+  }
   auto first = detail::as_span(starts);
   auto step = detail::as_span(strides);
   auto out = buffer<T>::for_overwrite(s.elements());
   T* o = out.data();
-  detail::for_each_segment_piece(
-      s.segments(), s.elements(), [&](std::int64_t j) { return s.end(j); },
+  detail::with_layout(s, [&](const auto& lay) {
+    detail::for_each_segment_piece(
+      s.segments(), s.elements(), [&](std::int64_t j) { return lay.end(j); },
       [&](std::int64_t j, std::int64_t lo, std::int64_t hi) {
         // The start and stride are read once per piece: the compiler cannot
         // prove o does not alias them and would reload them per element.
-        const std::int64_t base = s.start(j);
+        const std::int64_t base = lay.start(j);
         if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
           using U = std::make_unsigned_t<T>;
           const U first_j = static_cast<U>(first[j]);
@@ -44,6 +53,7 @@ array<element_t<R1>> iota_s(const segd& s, const R1& starts, const R2& strides) 
           for (std::int64_t k = lo; k < hi; ++k) o[k] = static_cast<T>(first_j + static_cast<T>(k - base) * step_j);
         }
       });
+  });
   return std::move(out).freeze();
 }
 

@@ -9,6 +9,7 @@
 // std::out_of_range naming the operation, the position and the index.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <type_traits>
 
@@ -29,33 +30,48 @@ namespace detail {
 // out by src) names element target.start(j) + indices[k] of the result,
 // valid when below target.length(j). The flat_targets interface (each,
 // each_in_order, sources), so flat/permute.hpp's scatters run on it without
-// materialising global indices.
-template <class I>
+// materialising global indices. The layouts (segd.hpp) say how segment j's
+// geometry is read; over a uniform source, segment j's elements are
+// [j * each, (j + 1) * each) and no merge path is walked.
+template <class I, class SrcLayout, class DstLayout>
 struct segment_targets {
-  const segd* src;
+  std::int64_t segments;
+  std::int64_t elements;
+  SrcLayout src;
   std::span<const I> idx;
-  const segd* target;
+  DstLayout target;
   first_bad* bad;
 
-  static constexpr bool cheap_to_enumerate = false;
-  std::int64_t sources() const { return src->elements(); }
+  static constexpr bool cheap_to_enumerate = is_uniform_layout<SrcLayout>;
+  std::int64_t sources() const { return elements; }
 
   template <class F>
   void each(F&& f) const {
-    for_each_segment_piece(src->segments(), src->elements(), [&](std::int64_t j) { return src->end(j); },
-                           [&](std::int64_t j, std::int64_t lo, std::int64_t hi) { run(j, lo, hi, f); });
+    if constexpr (is_uniform_layout<SrcLayout>) {
+      // Split the elements evenly; a range starts inside segment lo / each.
+      parallel_for(elements, [&](std::int64_t lo, std::int64_t hi) {
+        for (std::int64_t j = lo / src.each, k = lo; k < hi; ++j) {
+          const std::int64_t end = std::min(hi, src.end(j));
+          run(j, k, end, f);
+          k = end;
+        }
+      });
+    } else {
+      for_each_segment_piece(segments, elements, [&](std::int64_t j) { return src.end(j); },
+                             [&](std::int64_t j, std::int64_t lo, std::int64_t hi) { run(j, lo, hi, f); });
+    }
   }
 
   template <class F>
   void each_in_order(F&& f) const {
-    for (std::int64_t j = 0; j < src->segments(); ++j) run(j, src->start(j), src->end(j), f);
+    for (std::int64_t j = 0; j < segments; ++j) run(j, src.start(j), src.end(j), f);
   }
 
  private:
   template <class F>
   void run(std::int64_t j, std::int64_t lo, std::int64_t hi, F& f) const {
-    const std::int64_t base = target->start(j);
-    const std::int64_t len = target->length(j);
+    const std::int64_t base = target.start(j);
+    const std::int64_t len = target.length(j);
     for (std::int64_t k = lo; k < hi; ++k) {
       const auto i = static_cast<std::int64_t>(idx[static_cast<std::size_t>(k)]);
       if (in_range(i, len)) f(k, base + i);
@@ -79,12 +95,17 @@ array<element_t<R>> permute_s(const segd& s, const R& data, const Indices& indic
   const std::int64_t n = s.elements();
   auto idx = detail::as_span(indices);
   detail::first_bad bad;
-  const detail::segment_targets<element_t<Indices>> targets{&s, idx, &s, &bad};
   auto out = buffer<T>::for_overwrite(n);
-  const bool distinct = detail::scatter_permutation(targets, n, detail::as_span(data).data(), out.data());
-  if (!distinct || bad.any()) {
+  std::int64_t repeat = -1;
+  detail::with_layout(s, [&](const auto& lay) {
+    using L = std::remove_cvref_t<decltype(lay)>;
+    const detail::segment_targets<element_t<Indices>, L, L> targets{s.segments(), n, lay, idx, lay, &bad};
+    const bool distinct = detail::scatter_permutation(targets, n, detail::as_span(data).data(), out.data());
+    // The failures are found again serially, so the first is named.
+    if (!distinct || bad.any()) repeat = detail::first_repeat(targets, n);
+  });
+  if (repeat >= 0 || bad.any()) {
     const std::int64_t out_of_range = bad.any() ? bad.position() : n;
-    const std::int64_t repeat = detail::first_repeat(targets, n);
     if (repeat >= 0 && repeat < out_of_range)
       detail::throw_out_of_range("permute_s", "index ", static_cast<std::int64_t>(idx[static_cast<std::size_t>(repeat)]),
                                  " at position ", repeat, " repeats: the indices are not a permutation of its segment");
@@ -113,10 +134,17 @@ array<element_t<R>> permute_default_s(const segd& src_segd, const R& data, const
   const std::int64_t n = dst_segd.elements();
   auto idx = detail::as_span(indices);
   detail::first_bad bad;
-  const detail::segment_targets<element_t<Indices>> targets{&src_segd, idx, &dst_segd, &bad};
   auto out = buffer<T>::for_overwrite(n);
-  detail::scatter_over_defaults(targets, n, detail::as_span(defaults).data(), detail::as_span(data).data(),
-                                out.data());
+  detail::with_layout(src_segd, [&](const auto& from) {
+    detail::with_layout(dst_segd, [&](const auto& to) {
+      using SL = std::remove_cvref_t<decltype(from)>;
+      using DL = std::remove_cvref_t<decltype(to)>;
+      const detail::segment_targets<element_t<Indices>, SL, DL> targets{src_segd.segments(), src_segd.elements(),
+                                                                    from, idx, to, &bad};
+      detail::scatter_over_defaults(targets, n, detail::as_span(defaults).data(), detail::as_span(data).data(),
+                                    out.data());
+    });
+  });
   if (bad.any()) {
     const std::int64_t k = bad.position();
     detail::throw_out_of_range("permute_default_s", "index ", static_cast<std::int64_t>(idx[static_cast<std::size_t>(k)]),

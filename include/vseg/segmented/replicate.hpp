@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "vseg/array.hpp"
 #include "vseg/detail/merge_path.hpp"
@@ -18,15 +19,21 @@ array<element_t<R>> replicate_s(const segd& s, const R& values) {
   using T = element_t<R>;
   detail::check_same_size("replicate_s", "segments", s.segments(), "values",
                           detail::ssize(values));
+  // Segments of one element each: the result is the values themselves.
+  if (s.uniform_length() == 1) {
+    if constexpr (std::is_same_v<std::remove_cvref_t<R>, array<T>>) return values;
+    else return array<T>(detail::as_span(values));
+  }
   auto in = detail::as_span(values);
   auto out = buffer<T>::for_overwrite(s.elements());
   T* o = out.data();
-  detail::for_each_segment_piece(s.segments(), s.elements(),
-                                 [&](std::int64_t j) { return s.end(j); },
-                                 [&](std::int64_t j, std::int64_t lo, std::int64_t hi) {
-                                   const T v = in[j];
-                                   for (std::int64_t k = lo; k < hi; ++k) o[k] = v;
-                                 });
+  detail::with_layout(s, [&](const auto& lay) {
+    detail::for_each_segment_piece(s.segments(), s.elements(), [&](std::int64_t j) { return lay.end(j); },
+                                   [&](std::int64_t j, std::int64_t lo, std::int64_t hi) {
+                                     const T v = in[j];
+                                     for (std::int64_t k = lo; k < hi; ++k) o[k] = v;
+                                   });
+  });
   return std::move(out).freeze();
 }
 

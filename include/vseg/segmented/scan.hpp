@@ -22,8 +22,20 @@ array<T> scan_s_impl(const char* operation, const segd& s, std::span<const T> in
   check_covers(operation, s, static_cast<std::int64_t>(in.size()));
   auto out = buffer<T>::for_overwrite(s.elements());
   T* o = out.data();
+  if (s.uniform_length() == 1) {
+    // One element per segment: the identity (exclusive) or identity . x.
+    const T* x = in.data();
+    parallel_for(s.elements(), [&](std::int64_t lo, std::int64_t hi) {
+      if (kind == segmented_scan_kind::exclusive)
+        for (std::int64_t k = lo; k < hi; ++k) o[k] = m.identity();
+      else
+        for (std::int64_t k = lo; k < hi; ++k) o[k] = m(m.identity(), x[k]);
+    });
+    return std::move(out).freeze();
+  }
+  with_layout(s, [&](const auto& lay) {
   scan_segments<T>(
-      s.segments(), s.elements(), [&](std::int64_t j) { return s.end(j); },
+      s.segments(), s.elements(), [&](std::int64_t j) { return lay.end(j); },
       [&](std::int64_t, std::int64_t lo, std::int64_t hi, T acc) {
         for (std::int64_t k = lo; k < hi; ++k) acc = m(acc, in[k]);
         return acc;
@@ -41,6 +53,7 @@ array<T> scan_s_impl(const char* operation, const segd& s, std::span<const T> in
         return acc;
       },
       m);
+  });
   return std::move(out).freeze();
 }
 

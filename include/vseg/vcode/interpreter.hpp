@@ -33,6 +33,9 @@ struct run_options {
   // Time every vector operation and report the totals per operation and
   // type word in run_result::profile (two clock reads per instruction).
   bool profile = false;
+  // With profile: also total the time per operation and operand shapes
+  // (run_result::shapes), to find which sizes an operation is slow on.
+  bool profile_shapes = false;
   // The streams VCODE calls STDIN, STDOUT and STDERR (file descriptors 0, 1, 2).
   std::FILE* in = stdin;
   std::FILE* out = stdout;
@@ -52,6 +55,10 @@ struct run_result {
     double seconds = 0;
   };
   std::vector<op_time> profile;
+  // With run_options::profile_shapes: the same per operation and the shapes
+  // of the top three stack entries before it ("INDEX INT INT[8] INT[8]
+  // SEGDES[8:16]"; a descriptor shows segments:elements).
+  std::vector<op_time> shapes;
 };
 
 // Runs prog from its main function. Throws vcode::error on a run-time error.
