@@ -1,6 +1,8 @@
 #include "vseg/segd.hpp"
 
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <limits>
 #include <span>
 #include <type_traits>
@@ -32,19 +34,17 @@ struct length_range {
   std::int64_t uniform() const { return min == max ? min : -1; }
 };
 
-// The sum of len[lo, hi) (-1 on overflow), copying the lengths to wide when
-// it is given, noting the first negative length in `negative` and widening
-// `range` by the lengths.
+// The sum of len[lo, hi) (-1 on overflow), noting the first negative length
+// in `negative` and widening `range` by the lengths.
 template <class L>
-std::int64_t sum_lengths(std::span<const L> len, std::int64_t lo, std::int64_t hi, std::int64_t* wide,
-                         detail::first_bad& negative, length_range& range) {
+std::int64_t sum_lengths(std::span<const L> len, std::int64_t lo, std::int64_t hi, detail::first_bad& negative,
+                         length_range& range) {
   std::int64_t sum = 0;
   bool overflow = false;
   std::int64_t least = range.min;
   std::int64_t most = range.max;
   for (std::int64_t j = lo; j < hi; ++j) {
     const auto l = static_cast<std::int64_t>(len[static_cast<std::size_t>(j)]);
-    if constexpr (!std::is_same_v<L, std::int64_t>) wide[j] = l;
     if (l < 0) {
       negative.note(j);
       return 0;
@@ -61,40 +61,36 @@ std::int64_t sum_lengths(std::span<const L> len, std::int64_t lo, std::int64_t h
 }
 
 struct built {
-  array<std::int64_t> lengths;
-  array<std::int64_t> starts;
+  array<std::int64_t> lengths;  // empty when uniform and L is not int64
+  array<std::int64_t> starts;   // empty when uniform
   std::int64_t elements;
   std::int64_t uniform;
 };
 
-// The descriptor of the lengths len, in two passes over fixed blocks (sum and
-// check per block; then the starts from each block's offset), or one serial
-// pass below the cutoff. `lengths` is len itself when L is int64; otherwise
-// the lengths are widened into a new array in the first pass.
+// The descriptor of the lengths len. Pass 1, over fixed blocks in parallel
+// (serially below the cutoff): check, sum and find the smallest and largest
+// length. A uniform descriptor stops there (its arrays are computed only if
+// asked for, see segd::lengths). Pass 2 writes the starts from each block's
+// offset, and, when L is not int64, the widened lengths. `lengths` is len
+// itself when L is int64.
 template <class L>
 built build(std::span<const L> len, array<std::int64_t> lengths) {
   const auto m = static_cast<std::int64_t>(len.size());
   constexpr bool widen = !std::is_same_v<L, std::int64_t>;
-  buffer<std::int64_t> wide;
-  if constexpr (widen) wide = buffer<std::int64_t>::for_overwrite(m);
-  auto starts = buffer<std::int64_t>::for_overwrite(m);
-  std::int64_t* st = starts.data();
   detail::first_bad negative;
   length_range range;
   std::int64_t total = 0;
   const std::int64_t block = tuning::flat_block;
-  const std::int64_t blocks = detail::block_count(m, block);
-  if (m <= tuning::serial_cutoff) {
-    for (std::int64_t j = 0; j < m && total >= 0 && !negative.any(); ++j) {
-      st[j] = total;
-      total = add_saturating(total, sum_lengths(len, j, j + 1, wide.data(), negative, range));
-    }
+  const bool serial = m <= tuning::serial_cutoff;
+  std::vector<std::int64_t> offsets;
+  if (serial) {
+    total = sum_lengths(len, 0, m, negative, range);
   } else {
-    std::vector<std::int64_t> offsets(static_cast<std::size_t>(blocks));
+    const std::int64_t blocks = detail::block_count(m, block);
+    offsets.resize(static_cast<std::size_t>(blocks));
     std::vector<length_range> ranges(static_cast<std::size_t>(blocks));
     detail::for_each_block(m, block, [&](std::int64_t b, std::int64_t lo, std::int64_t hi) {
-      offsets[static_cast<std::size_t>(b)] =
-          sum_lengths(len, lo, hi, wide.data(), negative, ranges[static_cast<std::size_t>(b)]);
+      offsets[static_cast<std::size_t>(b)] = sum_lengths(len, lo, hi, negative, ranges[static_cast<std::size_t>(b)]);
     });
     for (const length_range& r : ranges) range.add(r);
     for (auto& o : offsets) {
@@ -102,14 +98,6 @@ built build(std::span<const L> len, array<std::int64_t> lengths) {
       o = total;
       total = add_saturating(total, sum);
     }
-    if (total >= 0 && !negative.any())
-      detail::for_each_block(m, block, [&](std::int64_t b, std::int64_t lo, std::int64_t hi) {
-        std::int64_t run = offsets[static_cast<std::size_t>(b)];
-        for (std::int64_t j = lo; j < hi; ++j) {
-          st[j] = run;
-          run += static_cast<std::int64_t>(len[static_cast<std::size_t>(j)]);
-        }
-      });
   }
   if (negative.any()) {
     const std::int64_t j = negative.position();
@@ -118,30 +106,96 @@ built build(std::span<const L> len, array<std::int64_t> lengths) {
   }
   if (total < 0)
     detail::throw_overflow("segd::from_lengths", "the ", m, " lengths sum to more than 2^63-1 elements");
+  const std::int64_t uniform = range.uniform();
+  if (uniform >= 0) {
+    if constexpr (widen) lengths = {};
+    return {std::move(lengths), {}, total, uniform};
+  }
+  buffer<std::int64_t> wide;
+  if constexpr (widen) wide = buffer<std::int64_t>::for_overwrite(m);
+  auto starts = buffer<std::int64_t>::for_overwrite(m);
+  std::int64_t* st = starts.data();
+  std::int64_t* w = wide.data();
+  auto write = [&](std::int64_t lo, std::int64_t hi, std::int64_t run) {
+    for (std::int64_t j = lo; j < hi; ++j) {
+      const auto l = static_cast<std::int64_t>(len[static_cast<std::size_t>(j)]);
+      if constexpr (widen) w[j] = l;
+      st[j] = run;
+      run += l;
+    }
+  };
+  if (serial) write(0, m, 0);
+  else
+    detail::for_each_block(m, block, [&](std::int64_t b, std::int64_t lo, std::int64_t hi) {
+      write(lo, hi, offsets[static_cast<std::size_t>(b)]);
+    });
   if constexpr (widen) lengths = std::move(wide).freeze();
-  return {std::move(lengths), std::move(starts).freeze(), total, range.uniform()};
+  return {std::move(lengths), std::move(starts).freeze(), total, -1};
 }
 
 }  // namespace
 
+// The arrays of a uniform descriptor built without them, made on first use.
+struct segd::lazy_arrays {
+  std::once_flag once;
+  array<std::int64_t> lengths;
+  array<std::int64_t> starts;
+};
+
+segd segd::uniform_without_arrays(std::int64_t segments, std::int64_t each) {
+  segd s;
+  s.segments_ = segments;
+  s.elements_ = segments * each;
+  s.uniform_ = each;
+  s.lazy_ = std::make_shared<lazy_arrays>();
+  return s;
+}
+
+const array<std::int64_t>& segd::lengths() const {
+  if (!lazy_) return lengths_;
+  std::call_once(lazy_->once, [this] {
+    lazy_->lengths = lengths_.size() == segments_ ? lengths_ : fill(segments_, uniform_);
+    lazy_->starts = tabulate(segments_, [each = uniform_](std::int64_t j) { return j * each; });
+  });
+  return lazy_->lengths;
+}
+
+const array<std::int64_t>& segd::starts() const {
+  if (!lazy_) return starts_;
+  lengths();
+  return lazy_->starts;
+}
+
+bool operator==(const segd& a, const segd& b) {
+  if (a.segments_ != b.segments_) return false;
+  if (a.uniform_ >= 0 || b.uniform_ >= 0) return a.uniform_ == b.uniform_;
+  return a.lengths_ == b.lengths_;
+}
+
 segd segd::from_lengths(array<std::int64_t> lengths) {
   const auto len = lengths.span();
   built b = build<std::int64_t>(len, std::move(lengths));
+  if (b.uniform >= 0) {
+    segd s = uniform_without_arrays(static_cast<std::int64_t>(len.size()), b.uniform);
+    s.lengths_ = std::move(b.lengths);  // kept: the caller's array costs nothing to share
+    return s;
+  }
   segd s;
+  s.segments_ = b.lengths.size();
   s.lengths_ = std::move(b.lengths);
   s.starts_ = std::move(b.starts);
   s.elements_ = b.elements;
-  s.uniform_ = b.uniform;
   return s;
 }
 
 segd segd::from_int32_lengths(std::span<const std::int32_t> lengths) {
   built b = build<std::int32_t>(lengths, {});
+  if (b.uniform >= 0) return uniform_without_arrays(static_cast<std::int64_t>(lengths.size()), b.uniform);
   segd s;
+  s.segments_ = b.lengths.size();
   s.lengths_ = std::move(b.lengths);
   s.starts_ = std::move(b.starts);
   s.elements_ = b.elements;
-  s.uniform_ = b.uniform;
   return s;
 }
 
@@ -153,7 +207,8 @@ segd segd::uniform(std::int64_t n, std::int64_t each) {
   if (each > 0 && n > std::numeric_limits<std::int64_t>::max() / each)
     detail::throw_overflow("segd::uniform", n, " segments of length ", each,
                            " exceed 2^63-1 elements");
-  return from_lengths(fill(n, each));
+  if (n == 0) return segd();
+  return uniform_without_arrays(n, each);
 }
 
 void check_covers(const char* operation, const segd& s, std::int64_t n) {

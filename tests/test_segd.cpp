@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 
 #include "support.hpp"
+#include "vseg/detail/parallel.hpp"
 #include "vseg/segd.hpp"
 
 using vseg::array;
@@ -106,4 +107,31 @@ TEST_CASE("segd: the uniform layout computes what the listed one reads") {
       same = same && u.start(j) == l.start(j) && u.length(j) == l.length(j) && u.end(j) == l.end(j);
     CHECK(same);
   }
+}
+
+TEST_CASE("segd: a uniform descriptor built without arrays materialises them on demand") {
+  std::vector<std::int32_t> twos(100'000, 2);
+  const segd lazy = segd::from_int32_lengths(twos);
+  CHECK(lazy.segments() == 100'000);
+  CHECK(lazy.elements() == 200'000);
+  CHECK(lazy.start(99'999) == 199'998);
+  CHECK(lazy.end(99'999) == 200'000);
+  CHECK(lazy.length(5) == 2);
+  const segd copy = lazy;  // shares the lazily built arrays
+  // first use from several threads at once
+  std::vector<std::int64_t> last(4, -1);
+  vseg::detail::parallel_for(4, 1, [&](std::int64_t lo, std::int64_t hi) {
+    for (std::int64_t t = lo; t < hi; ++t) last[static_cast<std::size_t>(t)] = copy.starts()[99'999];
+  });
+  CHECK(last == std::vector<std::int64_t>(4, 199'998));
+  CHECK(vseg::to_vector(lazy.lengths()) == std::vector<std::int64_t>(100'000, 2));
+  std::vector<std::int64_t> starts(100'000);
+  for (std::size_t j = 0; j < starts.size(); ++j) starts[j] = 2 * static_cast<std::int64_t>(j);
+  CHECK(vseg::to_vector(lazy.starts()) == starts);
+  CHECK(lazy == segd::uniform(100'000, 2));
+  CHECK(lazy == segd::from_lengths(array<std::int64_t>(std::vector<std::int64_t>(100'000, 2))));
+  CHECK_FALSE(lazy == segd::uniform(100'000, 1));
+  CHECK_FALSE(lazy == segd::uniform(99'999, 2));
+  CHECK_FALSE(segd::from_lengths(array<std::int64_t>{1, 2}) == segd::from_lengths(array<std::int64_t>{2, 1}));
+  CHECK(segd::from_lengths(array<std::int64_t>{1, 2}) == segd::from_lengths(array<std::int64_t>{1, 2}));
 }

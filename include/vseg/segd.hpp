@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <type_traits>
 
@@ -41,10 +42,13 @@ class segd {
   // n segments of length `each`.
   static segd uniform(std::int64_t n, std::int64_t each);
 
-  std::int64_t segments() const noexcept { return lengths_.size(); }
+  std::int64_t segments() const noexcept { return segments_; }
   std::int64_t elements() const noexcept { return elements_; }
-  const array<std::int64_t>& lengths() const noexcept { return lengths_; }
-  const array<std::int64_t>& starts() const noexcept { return starts_; }
+  // The lengths and starts as arrays. A uniform descriptor may have been
+  // built without them (from_int32_lengths, uniform); they are then
+  // materialised on the first call, once, safely from any thread.
+  const array<std::int64_t>& lengths() const;
+  const array<std::int64_t>& starts() const;
 
   // L when every segment has L elements (and there is at least one
   // segment), otherwise -1. Found while the descriptor is built, at no extra
@@ -52,16 +56,24 @@ class segd {
   // (see detail::with_layout below).
   std::int64_t uniform_length() const noexcept { return uniform_; }
 
-  std::int64_t length(std::int64_t j) const noexcept { return lengths_[j]; }
-  std::int64_t start(std::int64_t j) const noexcept { return starts_[j]; }
+  std::int64_t length(std::int64_t j) const noexcept { return uniform_ >= 0 ? uniform_ : lengths_[j]; }
+  std::int64_t start(std::int64_t j) const noexcept { return uniform_ >= 0 ? j * uniform_ : starts_[j]; }
   // The exclusive end of segment j.
-  std::int64_t end(std::int64_t j) const noexcept { return starts_[j] + lengths_[j]; }
+  std::int64_t end(std::int64_t j) const noexcept { return uniform_ >= 0 ? (j + 1) * uniform_ : starts_[j] + lengths_[j]; }
 
-  friend bool operator==(const segd& a, const segd& b) { return a.lengths_ == b.lengths_; }
+  friend bool operator==(const segd& a, const segd& b);
 
  private:
+  struct lazy_arrays;
+  // A uniform descriptor without its arrays: segments x uniform.
+  static segd uniform_without_arrays(std::int64_t segments, std::int64_t each);
+
+  // Listed descriptors hold both arrays; a uniform one may hold neither
+  // (lazy_ then builds them on demand).
   array<std::int64_t> lengths_;
   array<std::int64_t> starts_;
+  std::shared_ptr<lazy_arrays> lazy_;
+  std::int64_t segments_ = 0;
   std::int64_t elements_ = 0;
   std::int64_t uniform_ = -1;
 };

@@ -919,8 +919,9 @@ void machine::execute(const instruction& ins) {
     case opcode::lengths: {
       const value& v = arg(1, 1, value::segdes);
       const segd& s = std::get<segd>(v.v);
-      value result{v.lengths.size() == s.segments()
-                       ? v.lengths
+      value result{v.lengths.size() == s.segments() ? v.lengths
+                   : s.uniform_length() >= 0
+                       ? vseg::fill(s.segments(), static_cast<i32>(s.uniform_length()))
                        : vseg::map([](std::int64_t l) { return static_cast<i32>(l); }, s.lengths())};
       result.descriptor = std::make_shared<const segd>(s);
       return finish(1, std::move(result));
