@@ -36,28 +36,41 @@ struct length_range {
 
 // The sum of len[lo, hi) (-1 on overflow), noting the first negative length
 // in `negative` and widening `range` by the lengths.
+// The loop is three reductions (wrapping sum, min, max) with no exit, so it
+// vectorises; a negative length or an overflow is looked for only when the
+// min or max says there may be one.
 template <class L>
 std::int64_t sum_lengths(std::span<const L> len, std::int64_t lo, std::int64_t hi, detail::first_bad& negative,
                          length_range& range) {
-  std::int64_t sum = 0;
-  bool overflow = false;
-  std::int64_t least = range.min;
-  std::int64_t most = range.max;
+  std::uint64_t sum = 0;
+  std::int64_t least = std::numeric_limits<std::int64_t>::max();
+  std::int64_t most = -1;
   for (std::int64_t j = lo; j < hi; ++j) {
     const auto l = static_cast<std::int64_t>(len[static_cast<std::size_t>(j)]);
-    if (l < 0) {
-      negative.note(j);
-      return 0;
-    }
     least = l < least ? l : least;
     most = l > most ? l : most;
-    // A block of int32 lengths cannot overflow int64; int64 ones can.
-    if constexpr (sizeof(L) < sizeof(std::int64_t)) sum += l;
-    else overflow = overflow || __builtin_add_overflow(sum, l, &sum);
+    sum += static_cast<std::uint64_t>(l);
   }
-  range.min = least;
-  range.max = most;
-  return overflow ? -1 : sum;
+  if (least < 0) {
+    for (std::int64_t j = lo; j < hi; ++j)
+      if (len[static_cast<std::size_t>(j)] < 0) {
+        negative.note(j);
+        break;
+      }
+    return 0;
+  }
+  range.add({least, most});
+  // A block of int32 lengths cannot overflow int64; int64 ones can, but only
+  // when the largest times the count does.
+  if constexpr (sizeof(L) == sizeof(std::int64_t)) {
+    if (hi > lo && most > std::numeric_limits<std::int64_t>::max() / (hi - lo)) {
+      std::int64_t exact = 0;
+      for (std::int64_t j = lo; j < hi; ++j)
+        if (__builtin_add_overflow(exact, static_cast<std::int64_t>(len[static_cast<std::size_t>(j)]), &exact)) return -1;
+      return exact;
+    }
+  }
+  return static_cast<std::int64_t>(sum);
 }
 
 struct built {

@@ -137,18 +137,23 @@ constexpr bool plain_atomic_store() {
 // written once. Returns false when a target repeated (those targets hold any
 // one of their writers' values) or an index was out of range (noted in the
 // targets' first_bad).
+// A byte that is not a character type: a store through unsigned char* may
+// alias any object, so the compiler would reload every captured pointer after
+// each mark; a store of an enum aliases only that enum.
+enum class scatter_mark : std::uint8_t { unset = 0, set = 1 };
+
 template <class T, class Targets>
 bool scatter_marked(const Targets& targets, std::int64_t n, const T* in, T* o) {
-  auto marks = buffer<std::uint8_t>::filled(n, 0);
-  std::uint8_t* mark = marks.data();
+  auto marks = buffer<scatter_mark>::filled(n, scatter_mark::unset);
+  scatter_mark* mark = marks.data();
   targets.each([&](std::int64_t i, std::int64_t t) {
-    std::atomic_ref<std::uint8_t>(mark[t]).store(1, std::memory_order_relaxed);
+    std::atomic_ref<scatter_mark>(mark[t]).store(scatter_mark::set, std::memory_order_relaxed);
     std::atomic_ref<T>(o[t]).store(in[i], std::memory_order_relaxed);
   });
   std::atomic<std::int64_t> marked{0};
   for_each_block(n, tuning::flat_block, [&](std::int64_t, std::int64_t lo, std::int64_t hi) {
     std::int64_t count = 0;
-    for (std::int64_t t = lo; t < hi; ++t) count += mark[t];
+    for (std::int64_t t = lo; t < hi; ++t) count += static_cast<std::uint8_t>(mark[t]);
     marked.fetch_add(count, std::memory_order_relaxed);
   });
   return !targets.bad->any() && marked.load() == targets.sources();

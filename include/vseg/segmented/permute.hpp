@@ -47,6 +47,20 @@ struct segment_targets {
 
   template <class F>
   void each(F&& f) const {
+    if constexpr (is_uniform_layout<SrcLayout> && is_uniform_layout<DstLayout>) {
+      if (src.each == 1) {
+        // One source per segment: element k is segment k, a flat loop.
+        const std::int64_t len = target.each;
+        parallel_for(elements, [&](std::int64_t lo, std::int64_t hi) {
+          for (std::int64_t k = lo; k < hi; ++k) {
+            const auto i = static_cast<std::int64_t>(idx[static_cast<std::size_t>(k)]);
+            if (in_range(i, len)) f(k, k * len + i);
+            else bad->note(k);
+          }
+        });
+        return;
+      }
+    }
     if constexpr (is_uniform_layout<SrcLayout>) {
       // Split the elements evenly; a range starts inside segment lo / each.
       parallel_for(elements, [&](std::int64_t lo, std::int64_t hi) {
