@@ -85,10 +85,14 @@ struct flat_targets {
 
   template <class F>
   void each(F&& f) const {
-    parallel_for(sources(), [&](std::int64_t lo, std::int64_t hi) {
+    // The pointers and f are copied into the chunk's locals: a caller's
+    // relaxed atomic stores would otherwise make the compiler reload them
+    // from the captures after every element.
+    parallel_for(sources(), [&, ix = idx.data(), n = n](std::int64_t lo, std::int64_t hi) {
+      auto g = f;
       for (std::int64_t i = lo; i < hi; ++i) {
-        const auto t = static_cast<std::int64_t>(idx[static_cast<std::size_t>(i)]);
-        if (in_range(t, n)) f(i, t);
+        const auto t = static_cast<std::int64_t>(ix[i]);
+        if (in_range(t, n)) g(i, t);
         else bad->note(i);
       }
     });
@@ -146,9 +150,11 @@ template <class T, class Targets>
 bool scatter_marked(const Targets& targets, std::int64_t n, const T* in, T* o) {
   auto marks = buffer<scatter_mark>::filled(n, scatter_mark::unset);
   scatter_mark* mark = marks.data();
-  targets.each([&](std::int64_t i, std::int64_t t) {
+  // Captured by value, so each() can keep the pointers in registers.
+  targets.each([mark, in, o](std::int64_t i, std::int64_t t) {
+    const T v = in[i];
     std::atomic_ref<scatter_mark>(mark[t]).store(scatter_mark::set, std::memory_order_relaxed);
-    std::atomic_ref<T>(o[t]).store(in[i], std::memory_order_relaxed);
+    std::atomic_ref<T>(o[t]).store(v, std::memory_order_relaxed);
   });
   std::atomic<std::int64_t> marked{0};
   for_each_block(n, tuning::flat_block, [&](std::int64_t, std::int64_t lo, std::int64_t hi) {

@@ -50,11 +50,14 @@ struct segment_targets {
     if constexpr (is_uniform_layout<SrcLayout> && is_uniform_layout<DstLayout>) {
       if (src.each == 1) {
         // One source per segment: element k is segment k, a flat loop.
-        const std::int64_t len = target.each;
-        parallel_for(elements, [&](std::int64_t lo, std::int64_t hi) {
+        // The pointers and f are copied into the chunk's locals: the
+        // caller's relaxed atomic stores would otherwise make the compiler
+        // reload them from the captures after every element.
+        parallel_for(elements, [&, len = target.each, ix = idx.data()](std::int64_t lo, std::int64_t hi) {
+          auto g = f;
           for (std::int64_t k = lo; k < hi; ++k) {
-            const auto i = static_cast<std::int64_t>(idx[static_cast<std::size_t>(k)]);
-            if (in_range(i, len)) f(k, k * len + i);
+            const auto i = static_cast<std::int64_t>(ix[k]);
+            if (in_range(i, len)) g(k, k * len + i);
             else bad->note(k);
           }
         });
@@ -64,15 +67,19 @@ struct segment_targets {
     if constexpr (is_uniform_layout<SrcLayout>) {
       // Split the elements evenly; a range starts inside segment lo / each.
       parallel_for(elements, [&](std::int64_t lo, std::int64_t hi) {
+        auto g = f;  // a local copy, as above
         for (std::int64_t j = lo / src.each, k = lo; k < hi; ++j) {
           const std::int64_t end = std::min(hi, src.end(j));
-          run(j, k, end, f);
+          run(j, k, end, g);
           k = end;
         }
       });
     } else {
       for_each_segment_piece(segments, elements, [&](std::int64_t j) { return src.end(j); },
-                             [&](std::int64_t j, std::int64_t lo, std::int64_t hi) { run(j, lo, hi, f); });
+                             [&](std::int64_t j, std::int64_t lo, std::int64_t hi) {
+                               auto g = f;  // a local copy, as above
+                               run(j, lo, hi, g);
+                             });
     }
   }
 
@@ -86,8 +93,9 @@ struct segment_targets {
   void run(std::int64_t j, std::int64_t lo, std::int64_t hi, F& f) const {
     const std::int64_t base = target.start(j);
     const std::int64_t len = target.length(j);
+    const I* ix = idx.data();  // a local, not reloaded after f's stores
     for (std::int64_t k = lo; k < hi; ++k) {
-      const auto i = static_cast<std::int64_t>(idx[static_cast<std::size_t>(k)]);
+      const auto i = static_cast<std::int64_t>(ix[k]);
       if (in_range(i, len)) f(k, base + i);
       else bad->note(k);
     }
