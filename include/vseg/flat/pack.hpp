@@ -47,6 +47,19 @@ void pack_range(const T* in, const bool* f, std::int64_t lo, std::int64_t hi, T*
   }
 }
 
+// The kept elements, given the block offsets and total of flag_offsets.
+template <class T>
+array<T> pack_with_offsets(std::span<const T> in, std::span<const bool> f, const std::vector<std::int64_t>& offsets,
+                           std::int64_t count) {
+  auto out = buffer<T>::for_overwrite(count);
+  T* o = out.data();
+  for_each_block(static_cast<std::int64_t>(in.size()), tuning::flat_block,
+                 [&](std::int64_t b, std::int64_t lo, std::int64_t hi) {
+                   pack_range(in.data(), f.data(), lo, hi, o + offsets[static_cast<std::size_t>(b)]);
+                 });
+  return std::move(out).freeze();
+}
+
 }  // namespace detail
 
 // Number of true flags.
@@ -79,14 +92,7 @@ array<element_t<R>> pack(const R& xs, const Flags& flags) {
   detail::check_same_size("pack", "xs", detail::ssize(xs), "flags", detail::ssize(flags));
   std::vector<std::int64_t> offsets;
   const std::int64_t count = detail::flag_offsets(f, offsets);
-  auto out = buffer<T>::for_overwrite(count);
-  T* o = out.data();
-  detail::for_each_block(detail::ssize(xs), tuning::flat_block,
-                         [&](std::int64_t b, std::int64_t lo, std::int64_t hi) {
-                           detail::pack_range(in.data(), f.data(), lo, hi,
-                                                               o + offsets[static_cast<std::size_t>(b)]);
-                         });
-  return std::move(out).freeze();
+  return detail::pack_with_offsets<T>(in, f, offsets, count);
 }
 
 // The indices i with flags[i] true, in increasing order.

@@ -17,11 +17,41 @@ namespace vseg {
 // Throws std::invalid_argument unless s covers data and flags.
 template <contiguous_input R, contiguous_input Flags>
 segmented_array<element_t<R>> pack_s(const segd& s, const R& data, const Flags& flags) {
+  using T = element_t<R>;
   check_covers("pack_s", s, detail::ssize(data));
   check_covers("pack_s", s, detail::ssize(flags));
+  auto f = detail::as_span(flags);
+  const std::int64_t m = s.segments();
+  const std::int64_t n = s.elements();
+  const std::int64_t block = tuning::flat_block;
+  if (m > 0 && m <= n / block) {
+    // Few segments (quicksort's partitions): the flat pack's per-block counts
+    // give the kept count before any position p in at most one block's scan,
+    // so the flags are read once, not twice.
+    std::vector<std::int64_t> offsets;
+    const std::int64_t total = detail::flag_offsets(f, offsets);
+    auto kept_before = [&](std::int64_t p) {
+      if (p == n) return total;
+      const std::int64_t b = p / block;
+      std::int64_t c = offsets[static_cast<std::size_t>(b)];
+      for (std::int64_t i = b * block; i < p; ++i) c += f[static_cast<std::size_t>(i)] ? 1 : 0;
+      return c;
+    };
+    auto counts = buffer<std::int64_t>::for_overwrite(m);
+    std::int64_t* cnt = counts.data();
+    detail::parallel_for(m, 1, [&](std::int64_t lo, std::int64_t hi) {
+      std::int64_t before = kept_before(s.start(lo));
+      for (std::int64_t j = lo; j < hi; ++j) {
+        const std::int64_t after = kept_before(s.end(j));
+        cnt[j] = after - before;
+        before = after;
+      }
+    });
+    return {segd::from_lengths(std::move(counts).freeze()),
+            detail::pack_with_offsets<T>(detail::as_span(data), f, offsets, total)};
+  }
   // The kept count of every segment, folded straight from the flags (no
   // array of 0/1 counts is built).
-  auto f = detail::as_span(flags);
   auto counts = buffer<std::int64_t>::for_overwrite(s.segments());
   detail::fold_segments<std::int64_t>(
       s.segments(), s.elements(), [&](std::int64_t j) { return s.end(j); },

@@ -224,9 +224,11 @@ namespace detail {
 template <class Indices>
 void check_replace_indices(const segd& s, std::span<const Indices> idx) {
   first_bad bad;
-  parallel_for(s.segments(), [&](std::int64_t lo, std::int64_t hi) {
-    for (std::int64_t j = lo; j < hi; ++j)
-      if (!in_range(static_cast<std::int64_t>(idx[j]), s.length(j))) bad.note(j);
+  with_layout(s, [&](const auto& lay) {
+    parallel_for(s.segments(), [&](std::int64_t lo, std::int64_t hi) {
+      for (std::int64_t j = lo; j < hi; ++j)
+        if (!in_range(static_cast<std::int64_t>(idx[j]), lay.length(j))) bad.note(j);
+    });
   });
   if (bad.any()) {
     const std::int64_t j = bad.position();
@@ -249,9 +251,11 @@ void replace_s_into(const segd& s, std::span<T> data, const Indices& indices, co
   auto val = detail::as_span(values);
   detail::check_replace_indices(s, idx);
   // One write per segment, to distinct positions: no two j collide.
-  detail::parallel_for(s.segments(), [&](std::int64_t lo, std::int64_t hi) {
-    for (std::int64_t j = lo; j < hi; ++j)
-      data[static_cast<std::size_t>(s.start(j) + static_cast<std::int64_t>(idx[j]))] = static_cast<T>(val[j]);
+  detail::with_layout(s, [&](const auto& lay) {
+    detail::parallel_for(s.segments(), [&](std::int64_t lo, std::int64_t hi) {
+      for (std::int64_t j = lo; j < hi; ++j)
+        data[static_cast<std::size_t>(lay.start(j) + static_cast<std::int64_t>(idx[j]))] = static_cast<T>(val[j]);
+    });
   });
 }
 
