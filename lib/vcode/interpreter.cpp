@@ -203,14 +203,40 @@ class machine {
   const value& at(std::size_t depth) const { return stack_[stack_.size() - 1 - depth]; }
 
   // Argument `argno` (1-based, deepest first) of an op with `argc` arguments,
-  // checked to be of kind k.
+  // checked to be of kind k; a splat is materialised (see value::splat), so
+  // every op but the element-wise ones sees plain vectors.
   const value& arg(std::size_t argc, std::size_t argno, value::kind k) const {
     need(argc);
-    const value& v = at(argc - argno);
+    value& v = stack_[stack_.size() - 1 - (argc - argno)];
     if (v.which() != k)
       fail("argument " + std::to_string(argno) + " is " + std::string(detail::kind_name(v.which())) +
            ", expected " + std::string(detail::kind_name(k)));
+    materialize(v);
     return v;
+  }
+
+  // A splat made into the vector it stands for.
+  static void materialize(value& v) {
+    if (v.splat < 0) return;
+    const std::int64_t n = v.splat;
+    std::visit(
+        [&](auto& x) {
+          using X = std::remove_cvref_t<decltype(x)>;
+          if constexpr (std::is_same_v<X, int_vec> || std::is_same_v<X, bool_vec> || std::is_same_v<X, float_vec>)
+            x = vseg::fill(n, x[0]);
+        },
+        v.v);
+    v.splat = -1;
+  }
+
+  // The scalar of a splat argument of kind T, or nullptr when the argument
+  // is not a splat (or not of that kind: arg() reports the error).
+  template <class T>
+  const T* splat_scalar(std::size_t depth) const {
+    const value& v = at(depth);
+    if (v.splat < 0) return nullptr;
+    const auto* a = std::get_if<typename vec_of<T>::type>(&v.v);
+    return a == nullptr ? nullptr : a->data();
   }
 
   template <class T>
@@ -333,7 +359,10 @@ class machine {
   }
 
   void dump() {
-    for (const value& v : stack_) detail::write_value(opt_.out, v);
+    for (value& v : stack_) {
+      materialize(v);
+      detail::write_value(opt_.out, v);
+    }
   }
 
   // --- Element-wise operations. ---
@@ -374,14 +403,47 @@ class machine {
   void unary(F f) {
     using U = std::remove_cvref_t<std::invoke_result_t<F&, const T&>>;
     need(1);
+    if (const T* s = splat_scalar<T>(0)) return finish(1, make_splat<U>(f(*s), at(0).splat));
     const value& va = at(0);
     const auto& a = vec<T>(1, 1);
     finish(1, elementwise_result<U>(a.size(), {&va}, [&](std::span<U> out) { vseg::map_into(f, a, out); }));
   }
 
+  // A splat of n copies of x.
+  template <class U>
+  static value make_splat(U x, std::int64_t n) {
+    value v{array<U>{x}};
+    v.splat = n;
+    return v;
+  }
+
   template <class T, class F>
   void binary(F f) {
     using U = std::remove_cvref_t<std::invoke_result_t<F&, const T&, const T&>>;
+    need(2);
+    const T* sa = splat_scalar<T>(1);
+    const T* sb = splat_scalar<T>(0);
+    if (sa != nullptr || sb != nullptr) {
+      // A splat argument is used as its scalar: argument 1's length, and
+      // argument 2 at least as long, as below.
+      const std::int64_t n = at(1).length();
+      if (at(0).length() < n)
+        fail("vector length mismatch: argument 1 has " + std::to_string(n) + " elements, argument 2 has " +
+             std::to_string(at(0).length()));
+      if (sa != nullptr && sb != nullptr) return finish(2, make_splat<U>(f(*sa, *sb), n));
+      if (sa != nullptr) {
+        const T x = *sa;
+        const std::span<const T> b = vec<T>(2, 2).span().first(static_cast<std::size_t>(n));
+        return finish(2, elementwise_result<U>(n, {&at(0)}, [&](std::span<U> out) {
+                        vseg::map_into([&](const T& y) { return f(x, y); }, b, out);
+                      }));
+      }
+      const T y = *sb;
+      const auto& a = vec<T>(2, 1);
+      return finish(2, elementwise_result<U>(n, {&at(1)}, [&](std::span<U> out) {
+                      vseg::map_into([&](const T& x) { return f(x, y); }, a, out);
+                    }));
+    }
     const auto& a = vec<T>(2, 1);
     // A view of argument 2's prefix, not a copy of the array: a copy would
     // share its buffer and keep it from being reused.
@@ -603,6 +665,9 @@ class machine {
     const auto& values = vec<T>(2, 1);
     const segd& s = segdes(2, 2);
     same_length(s.segments(), values.size(), "the descriptor's segments", "the values");
+    // One value over one big segment: a splat, written only if some
+    // operation other than an element-wise one reads it.
+    if (s.segments() == 1 && s.elements() >= splat_min) return finish(2, make_splat<T>(values[0], s.elements()));
     finish(2, wrap_value(vseg::replicate_s(s, values)));
   }
 
@@ -652,6 +717,7 @@ class machine {
 
   void write_to(std::FILE* stream, const instruction& ins) {
     need(1);
+    materialize(stack_.back());
     const value& v = at(0);
     if (ins.ty == type::chars) {
       detail::write_chars(stream, ints(1, 1));
@@ -755,7 +821,10 @@ class machine {
 
   const program& prog_;
   run_options opt_;
-  std::vector<value> stack_;
+  // Mutable: arg() materialises splats in place (the value does not change).
+  mutable std::vector<value> stack_;
+  // The smallest DIST that becomes a splat: below it a fill is as cheap.
+  static constexpr std::int64_t splat_min = std::int64_t{1} << 16;
   std::vector<value> constants_;
   std::int64_t words_ = 0;
   detail::file_table files_;
@@ -932,6 +1001,9 @@ void machine::execute(const instruction& ins) {
     case opcode::cpop: return stack_move(ins);
     case opcode::pair: {
       need(2);
+      // A pair's parts are plain vectors (write_value prints them directly).
+      materialize(stack_[stack_.size() - 1]);
+      materialize(stack_[stack_.size() - 2]);
       auto p = std::make_shared<detail::pair_value>(detail::pair_value{at(1), at(0)});
       return finish(2, value{detail::pair_ptr(std::move(p))});
     }

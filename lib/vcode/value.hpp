@@ -42,6 +42,12 @@ struct value {
   // segments).
   int_vec lengths;
   std::shared_ptr<const segd> descriptor;
+  // A splat: when >= 0, the vector holds one element and the value is that
+  // element repeated `splat` times. DIST of a scalar over a big vector
+  // (black-scholes: 59 constants over 10M elements) makes one; element-wise
+  // ops use the scalar, and any other reader materialises the vector first
+  // (machine::arg). Never set on a pair's parts.
+  std::int64_t splat = -1;
 
   value() = default;
   // A value holding x (a vector, a descriptor or a pair).
@@ -64,6 +70,7 @@ struct pair_value {
 };
 
 inline std::int64_t value::length() const noexcept {
+  if (splat >= 0) return splat;
   switch (which()) {
     case int_: return std::get<int_vec>(v).size();
     case bool_: return std::get<bool_vec>(v).size();

@@ -164,3 +164,48 @@ TEST_CASE("run: run-time errors name the line and never crash") {
   CHECK_THROWS_AS(run(parse(main_of("CONST INT 7\nCONST SEGDES 100\nDIST INT\n")), small), error);
   std::fclose(small.out);
 }
+
+TEST_CASE("run: DIST of a scalar over a big segment is a splat that writes no elements") {
+  // X = 70000 copies of 3, once as a DIST (a splat: value::splat) and once
+  // as an INDEX with stride 0 (a real vector). Every use must print the same.
+  const std::string seg = "CONST INT 70000\nMAKE_SEGDES\n";  // S
+  const std::string by_dist = "CONST INT 3\nCOPY 1 1\nDIST INT\n";                   // S X
+  const std::string by_index = "CONST INT 3\nCONST INT 0\nCOPY 1 2\nINDEX\n";      // S X
+  const std::string with_iota = "CONST INT 0\nCONST INT 1\nCOPY 1 3\nINDEX\n";     // S X I, I = 0 1 2 ...
+  const char* uses[] = {
+      "COPY 1 1\nCOPY 1 1\n+ INT\nCOPY 1 3\n+_REDUCE INT\n",                // sum of X + I
+      "COPY 1 0\nCOPY 1 2\n- INT\nCOPY 1 3\n+_REDUCE INT\n",                // sum of I - X
+      "COPY 1 1\nCOPY 1 0\n* INT\nCOPY 1 3\n+_REDUCE INT\n",                // X * X: both splats
+      "COPY 1 1\nI_TO_F\nCOPY 1 3\n+_REDUCE FLOAT\n",                        // a unary op
+      "COPY 1 1\nLENGTH INT\n",                                               // its length
+      "COPY 1 1\nCOPY 1 0\nPAIR\nUNPAIR\n- INT\nCOPY 1 3\n+_REDUCE INT\n",  // through a pair
+      "COPY 1 1\nCOPY 1 0\nCOPY 1 4\n+_SCAN INT\n+ INT\nCOPY 1 3\n+_REDUCE INT\n",  // X + scan X
+  };
+  for (const char* use : uses) {
+    INFO(use);
+    const auto splat = run_text(main_of(seg + by_dist + with_iota + use));
+    const auto real = run_text(main_of(seg + by_index + with_iota + use));
+    CHECK(splat.out == real.out);
+  }
+  CHECK(run_text(main_of(seg + by_dist + with_iota + uses[2] + "POP 3 1\n")).out == "( 630000 )\n");
+  CHECK(run_text(main_of(seg + by_dist + with_iota + uses[4] + "POP 3 1\n")).out == "( 70000 )\n");
+  // The final dump prints a splat as its elements.
+  std::string threes = "(";
+  for (int i = 0; i < 70000; ++i) threes += " 3";
+  threes += " )\n";
+  CHECK(run_text(main_of(seg + by_dist + "POP 1 1\n")).out == threes);
+  // A splat holds one element: 70000 INTs fit in 100 words only as a splat.
+  run_options small;
+  small.memory_words = 100;
+  small.out = std::tmpfile();
+  small.err = std::tmpfile();
+  CHECK_NOTHROW(run(parse(main_of(seg + by_dist + "COPY 1 0\n+ INT\nPOP 1 1\nPOP 1 0\n")), small));
+  CHECK_THROWS_AS(run(parse(main_of(seg + by_index)), small), error);
+  std::fclose(small.out);
+  std::fclose(small.err);
+  // A shorter later argument is a length mismatch, as for any vector; a
+  // longer later splat is used by its prefix, as any longer vector is.
+  CHECK_THROWS_WITH_AS(run_text(main_of(seg + by_dist + "CONST INT (1 2)\n+ INT\n")),
+                       doctest::Contains("vector length mismatch"), error);
+  CHECK(run_text(main_of(seg + by_dist + "CONST INT (1 2)\nCPOP 1 1\n+ INT\n")).out == "[ 70000 ]\n( 4 5 )\n");
+}
