@@ -372,3 +372,71 @@ TEST_CASE("SpMV in nested form, fused, matches a CSR loop") {
     }
   });
 }
+
+TEST_CASE("SpMV over the flat fused fold: int32 columns, short and grouped rows, rows across blocks") {
+  // Row lengths on both sides of the four-at-a-time grouping threshold, empty
+  // rows, and rows longer than a merge-path block (split over blocks).
+  for (std::uint64_t seed : {11u, 12u}) {
+    INFO("seed = " << seed);
+    auto rng = seeded(seed);
+    const std::int64_t n = 5000;
+    auto lens = random_ints(rng, n, 0, 2 * vseg::detail::flat_fold_group_min + 3);
+    lens[100] = 3 * vseg::tuning::segmented_block + 5;
+    lens[n - 1] = vseg::tuning::segmented_block + 1;
+    const std::int64_t nnz = std::accumulate(lens.begin(), lens.end(), std::int64_t{0});
+    const auto cols64 = random_ints(rng, nnz, 0, n - 1);
+    const std::vector<std::int32_t> cols_v(cols64.begin(), cols64.end());
+    const auto vals_v = random_doubles(rng, nnz);
+    const auto x_v = random_doubles(rng, n);
+    const array<std::int64_t> lengths(lens);
+    const auto cols = nested<std::int32_t>::from_lengths(lengths, array<std::int32_t>(cols_v));
+    const auto vals = nested<double>::from_lengths(lengths, array<double>(vals_v));
+    const array<double> x(x_v);
+    const auto expr = vseg::zip_with(std::multiplies<>{}, vals, vseg::index_l(vseg::replicate(n, x), cols));
+    REQUIRE(expr.flat());
+    std::vector<double> first;
+    for_each_thread_count([&](int) {
+      const auto y = vseg::to_vector(vseg::sum_s(expr));
+      REQUIRE(static_cast<std::int64_t>(y.size()) == n);
+      std::int64_t k = 0;
+      for (std::int64_t r = 0; r < n; ++r) {
+        double acc = 0;
+        for (std::int64_t q = 0; q < lens[static_cast<std::size_t>(r)]; ++q, ++k)
+          acc += vals_v[static_cast<std::size_t>(k)] * x_v[static_cast<std::size_t>(cols_v[static_cast<std::size_t>(k)])];
+        REQUIRE(y[static_cast<std::size_t>(r)] == doctest::Approx(acc).epsilon(1e-12));
+      }
+      // the same bits on every thread count
+      if (first.empty()) first = y;
+      CHECK(same_bits(y, first));
+    });
+  }
+}
+
+TEST_CASE("SpMV over the flat fused fold: a bad column names index_l, its value, position and row") {
+  // Rows of 7 (the 7-point stencil's shape), enough of them for many blocks.
+  const std::int64_t n = 20'000, per_row = 7;
+  std::vector<std::int32_t> cols_v(static_cast<std::size_t>(n * per_row));
+  for (std::size_t k = 0; k < cols_v.size(); ++k) cols_v[k] = static_cast<std::int32_t>(k % static_cast<std::size_t>(n));
+  const array<std::int64_t> lengths = vseg::fill<std::int64_t>(n, per_row);
+  const auto vals = nested<double>::from_lengths(lengths, vseg::fill<double>(n * per_row, 1.0));
+  const array<double> x = vseg::fill<double>(n, 2.0);
+  const auto spmv = [&](const std::vector<std::int32_t>& c) {
+    const auto cols = nested<std::int32_t>::from_lengths(lengths, array<std::int32_t>(c));
+    return vseg::sum_s(vseg::zip_with(std::multiplies<>{}, vals, vseg::index_l(vseg::replicate(n, x), cols)));
+  };
+  CHECK(vseg::to_vector(spmv(cols_v)) == std::vector<double>(static_cast<std::size_t>(n), 14.0));
+  for_each_thread_count([&](int) {
+    // Two bad columns: the first one (row 12'345, position 3) is reported.
+    auto bad = cols_v;
+    bad[12'345 * per_row + 3] = -3;
+    bad[19'000 * per_row + 1] = static_cast<std::int32_t>(n);
+    CHECK_THROWS_WITH_AS(spmv(bad),
+                         doctest::Contains("index_l: index -3 at position 3 of segment 12345 outside "
+                                           "that segment's length 20000"),
+                         std::out_of_range);
+    bad[12'345 * per_row + 3] = 0;
+    CHECK_THROWS_WITH_AS(spmv(bad),
+                         doctest::Contains("index_l: index 20000 at position 1 of segment 19000"),
+                         std::out_of_range);
+  });
+}
