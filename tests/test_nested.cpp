@@ -96,6 +96,52 @@ TEST_CASE("nested: construction, lengths, indexing, to_vectors") {
   CHECK_THROWS_AS(xss.at(4), std::out_of_range);
 }
 
+TEST_CASE("nested: arrays built from a segd keep their identity vsegids implicit") {
+  auto rng = seeded(21);
+  ref_t ref;
+  for (std::int64_t i = 0; i < 3000; ++i)
+    ref.push_back(random_ints(rng, static_cast<std::int64_t>(rng() % 6), -100, 100));
+  const auto xss = nested<std::int64_t>::from(ref);
+  const std::int64_t n = xss.size();
+  REQUIRE(xss.identity_vsegids());
+  // Not stored, but the descriptor reads as the identity.
+  CHECK(vseg::to_vector(xss.vsegids()) == vseg::to_vector(vseg::iota(n)));
+  CHECK_NOTHROW(xss.validate_full());
+  CHECK(xss.physical_segments() == n);
+  CHECK(vseg::to_vectors(xss.cull()) == ref);
+  CHECK(xss.cull().identity_vsegids());
+  // Results that keep the descriptor (scan_s, map) keep the identity too.
+  CHECK(vseg::scan_s(xss).identity_vsegids());
+  const auto doubled = vseg::map([](std::int64_t x) { return 2 * x; }, xss);
+  for (std::int64_t i = 0; i < n; ++i)
+    for (std::size_t k = 0; k < ref[static_cast<std::size_t>(i)].size(); ++k)
+      REQUIRE(doubled[i][k] == 2 * ref[static_cast<std::size_t>(i)][k]);
+  // Descriptor operations read the implicit vsegids and store explicit ones.
+  const auto e = vseg::expand(vseg::fill<std::int64_t>(n, 2), xss);
+  CHECK_FALSE(e.identity_vsegids());
+  ref_t re;
+  for (const auto& s : ref) re.insert(re.end(), {s, s});
+  CHECK(vseg::to_vectors(e) == re);
+  const auto x = vseg::extract(xss, 10, 20);
+  CHECK(vseg::to_vectors(x) == ref_t(ref.begin() + 10, ref.begin() + 30));
+  const auto a = vseg::append(xss, xss);
+  CHECK(a.size() == 2 * n);
+  CHECK(vseg::to_vectors(vseg::extract(a, n, n)) == ref);
+  const auto flags = vseg::tabulate(n, [](std::int64_t i) { return i % 3 != 0; });
+  const auto p = vseg::pack(xss, flags);
+  CHECK(p.physical_segments() == n - (n + 2) / 3);
+  const auto lengths = xss.lengths();
+  const auto sl = vseg::slice_l(xss, vseg::fill<std::int64_t>(n, 0),
+                                vseg::tabulate(n, [&](std::int64_t i) { return lengths[i] / 2; }));
+  for (std::int64_t i = 0; i < n; ++i) {
+    REQUIRE(sl.length(i) == lengths[i] / 2);
+    if (lengths[i] / 2 > 0) REQUIRE(sl[i].data() == xss[i].data());
+  }
+  std::vector<std::int64_t> sums;
+  for (const auto& s : ref) sums.push_back(std::accumulate(s.begin(), s.end(), std::int64_t{0}));
+  CHECK(vseg::to_vector(vseg::sum_s(xss)) == sums);
+}
+
 TEST_CASE("nested: validate_full names the bad descriptor entry") {
   auto bad_source = nested<int>::from_descriptors({array<int>{1, 2}}, array<std::int64_t>{1},
                                                   array<std::int64_t>{0}, array<std::int64_t>{1},

@@ -81,11 +81,13 @@ class nested {
     check_covers("nested::from_segd", s, data.size());
     nested r;
     r.blocks_ = std::make_shared<const std::vector<array<T>>>(std::vector<array<T>>{std::move(data)});
-    // The shared index buffers: no O(segments) fill per array.
+    // The sources are a slice of the shared zeros (no page written) and the
+    // vsegids the implicit identity: no O(segments) fill or memory per array.
     r.sources_ = detail::shared_zeros<std::int64_t>(s.segments());
     r.starts_ = s.starts();
     r.lengths_ = s.lengths();
-    r.vsegids_ = detail::shared_iota<std::int64_t>(s.segments());
+    r.size_ = s.segments();
+    r.identity_ = true;
     r.shape_ = std::make_shared<const segd>(s);
     r.culled_ = true;
     r.contiguous_ = true;
@@ -119,27 +121,29 @@ class nested {
     r.sources_ = std::move(sources);
     r.starts_ = std::move(starts);
     r.lengths_ = std::move(lengths);
+    r.size_ = vsegids.size();
     r.vsegids_ = std::move(vsegids);
     r.culled_ = false;
     return r;
   }
 
   // Number of virtual segments.
-  std::int64_t size() const noexcept { return vsegids_.size(); }
+  std::int64_t size() const noexcept { return size_; }
   bool empty() const noexcept { return size() == 0; }
 
   // The length of every virtual segment. O(virtual segments).
   array<std::int64_t> lengths() const {
     if (shape_) return shape_->lengths();
+    if (identity_) return lengths_;
     return bpermute_unchecked(lengths_, vsegids_);
   }
 
   // The length of virtual segment i.
-  std::int64_t length(std::int64_t i) const noexcept { return lengths_[vsegids_[i]]; }
+  std::int64_t length(std::int64_t i) const noexcept { return lengths_[vsegid(i)]; }
 
   // Virtual segment i, unchecked.
   std::span<const T> operator[](std::int64_t i) const noexcept {
-    const std::int64_t p = vsegids_[i];
+    const std::int64_t p = vsegid(i);
     return {(*blocks_)[static_cast<std::size_t>(sources_[p])].data() + starts_[p],
             static_cast<std::size_t>(lengths_[p])};
   }
@@ -187,7 +191,8 @@ class nested {
     r.sources_ = pack(sources_, keep);
     r.starts_ = pack(starts_, keep);
     r.lengths_ = pack(lengths_, keep);
-    r.vsegids_ = bpermute_unchecked(new_id, vsegids_);
+    r.vsegids_ = bpermute_unchecked(new_id, vsegids());
+    r.size_ = size_;
     r.shape_ = shape_;
     r.culled_ = true;
     return r;
@@ -209,15 +214,22 @@ class nested {
                               starts_[p], ", ", starts_[p], " + ", lengths_[p],
                               ") lies outside its block of size ", block_size);
     }
-    for (std::int64_t i = 0; i < vsegids_.size(); ++i)
-      if (!detail::in_range(vsegids_[i], lengths_.size()))
-        detail::throw_invalid("nested::validate_full", "vsegids[", i, "] = ", vsegids_[i],
+    for (std::int64_t i = 0; i < size_; ++i)
+      if (!detail::in_range(vsegid(i), lengths_.size()))
+        detail::throw_invalid("nested::validate_full", "vsegids[", i, "] = ", vsegid(i),
                               " names no physical segment (there are ", lengths_.size(), ")");
   }
 
   // The descriptors, for the operations in this header and for tests.
   const std::vector<array<T>>& blocks() const noexcept { return *blocks_; }
-  const array<std::int64_t>& vsegids() const noexcept { return vsegids_; }
+  // The vsegids; for an array built from lengths or a segd they are the
+  // identity and are not stored: this returns a slice of the shared iota
+  // buffer (O(1) amortised, see detail/index_buffers.hpp).
+  array<std::int64_t> vsegids() const {
+    return identity_ ? detail::shared_iota<std::int64_t>(size_) : vsegids_;
+  }
+  // Whether the vsegids are the implicit identity (not stored). O(1).
+  bool identity_vsegids() const noexcept { return identity_; }
   const array<std::int64_t>& physical_sources() const noexcept { return sources_; }
   const array<std::int64_t>& physical_starts() const noexcept { return starts_; }
   const array<std::int64_t>& physical_lengths() const noexcept { return lengths_; }
@@ -246,6 +258,7 @@ class nested {
     r.sources_ = sources_;
     r.starts_ = starts_;
     r.lengths_ = lengths_;
+    r.size_ = vsegids.size();
     r.vsegids_ = std::move(vsegids);
     r.culled_ = false;
     return r;
@@ -263,6 +276,8 @@ class nested {
     r.starts_ = phys.starts();
     r.lengths_ = phys.lengths();
     r.vsegids_ = c.vsegids_;
+    r.size_ = c.size_;
+    r.identity_ = c.identity_;
     r.shape_ = shape_;
     r.culled_ = true;
     return r;
@@ -292,9 +307,9 @@ class nested {
   array<bool> reachable() const {
     auto marks = buffer<bool>::filled(lengths_.size(), false);
     bool* m = marks.data();
-    detail::parallel_for(vsegids_.size(), [&](std::int64_t lo, std::int64_t hi) {
+    detail::parallel_for(size_, [&](std::int64_t lo, std::int64_t hi) {
       for (std::int64_t i = lo; i < hi; ++i)
-        std::atomic_ref<bool>(m[vsegids_[i]]).store(true, std::memory_order_relaxed);
+        std::atomic_ref<bool>(m[vsegid(i)]).store(true, std::memory_order_relaxed);
     });
     return std::move(marks).freeze();
   }
@@ -303,7 +318,13 @@ class nested {
   array<std::int64_t> sources_;  // ssegd: block of each physical segment
   array<std::int64_t> starts_;   // ssegd: start inside its block
   array<std::int64_t> lengths_;  // ssegd: length
-  array<std::int64_t> vsegids_;  // vsegd: physical segment of each virtual segment
+  // The physical segment of virtual segment i.
+  std::int64_t vsegid(std::int64_t i) const noexcept { return identity_ ? i : vsegids_[i]; }
+
+  array<std::int64_t> vsegids_;  // vsegd: physical segment of each virtual segment (empty
+                                 // when identity_)
+  std::int64_t size_ = 0;        // number of virtual segments
+  bool identity_ = false;        // vsegids_[i] == i, not stored (built from a segd)
   std::shared_ptr<const segd> shape_;  // the virtual shape, when known
   bool culled_ = true;                 // every physical segment is reachable
   bool contiguous_ = false;            // laid out as the shape in block 0 (see flat())
@@ -433,10 +454,11 @@ nested<T> slice_l(const nested<T>& xss, const array<std::int64_t>& starts,
   detail::check_same_size("slice_l", "lengths", lengths.size(), "segments", n);
   auto sources = buffer<std::int64_t>::for_overwrite(n);
   auto new_starts = buffer<std::int64_t>::for_overwrite(n);
+  const array<std::int64_t> vsegids = xss.vsegids();
   detail::first_bad bad;
   detail::parallel_for(n, [&](std::int64_t lo, std::int64_t hi) {
     for (std::int64_t k = lo; k < hi; ++k) {
-      const std::int64_t p = xss.vsegids()[k];
+      const std::int64_t p = vsegids[k];
       const std::int64_t len = xss.physical_lengths()[p];
       if (starts[k] < 0 || lengths[k] < 0 || starts[k] > len || lengths[k] > len - starts[k])
         bad.note(k);
