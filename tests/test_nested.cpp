@@ -142,6 +142,29 @@ TEST_CASE("nested: arrays built from a segd keep their identity vsegids implicit
   CHECK(vseg::to_vector(vseg::sum_s(xss)) == sums);
 }
 
+TEST_CASE("nested: one physical segment (replicate) takes the gather and shared-zeros paths") {
+  const array<std::int64_t> xs{10, 11, 12};
+  const auto r = vseg::replicate(4, xs);
+  // index_l: a plain gather, still checked
+  CHECK(vseg::to_vector(vseg::index_l(r, array<std::int64_t>{2, 0, 1, 2})) ==
+        std::vector<std::int64_t>{12, 10, 11, 12});
+  CHECK_THROWS_WITH_AS(vseg::index_l(r, array<std::int64_t>{0, 3, 0, -1}),
+                       doctest::Contains("index_l: index 3 outside segment 1 of length 3"), std::out_of_range);
+  CHECK(vseg::index_l(vseg::replicate(0, xs), array<std::int64_t>{}).size() == 0);
+  // expand: the result names the one segment counts-sum times
+  const auto e = vseg::expand(array<std::int64_t>{2, 0, 3, 1}, r);
+  CHECK(e.size() == 6);
+  CHECK(e.descriptor_segments() == 1);
+  CHECK(vseg::to_vectors(e) == ref_t(6, ref_t::value_type{10, 11, 12}));
+  CHECK_THROWS_WITH_AS(vseg::expand(array<std::int64_t>{1, -1, 0, 0}, r),
+                       doctest::Contains("negative length -1"), std::invalid_argument);
+  // slice_l of it: one physical segment per virtual one, identity vsegids
+  const auto sl = vseg::slice_l(e, vseg::fill<std::int64_t>(6, 1), vseg::fill<std::int64_t>(6, 2));
+  CHECK(sl.identity_vsegids());
+  CHECK(vseg::to_vectors(sl) == ref_t(6, ref_t::value_type{11, 12}));
+  CHECK_NOTHROW(sl.validate_full());
+}
+
 TEST_CASE("nested: validate_full names the bad descriptor entry") {
   auto bad_source = nested<int>::from_descriptors({array<int>{1, 2}}, array<std::int64_t>{1},
                                                   array<std::int64_t>{0}, array<std::int64_t>{1},
