@@ -562,7 +562,8 @@ using vseg::nested;
 array<std::int64_t> tree_lookup(nested<std::int64_t> tables, nested<std::int64_t> queries) {
   while (queries.size() != 0 && queries.length(0) > 1) {
     const std::int64_t n = queries.size();
-    auto doubled = vseg::expand(vseg::fill<std::int64_t>(n, 2), queries);
+    const auto twos = vseg::fill<std::int64_t>(n, 2);  // shared by both expands
+    auto doubled = vseg::expand(twos, queries);
     auto lengths = doubled.lengths();
     auto starts = vseg::tabulate(2 * n, [&](std::int64_t k) {
       return k % 2 == 0 ? std::int64_t{0} : lengths[k] / 2;
@@ -571,7 +572,7 @@ array<std::int64_t> tree_lookup(nested<std::int64_t> tables, nested<std::int64_t
       return k % 2 == 0 ? lengths[k] / 2 : lengths[k] - lengths[k] / 2;
     });
     queries = vseg::slice_l(doubled, starts, halves);
-    tables = vseg::expand(vseg::fill<std::int64_t>(n, 2), tables);
+    tables = vseg::expand(twos, tables);
   }
   auto first = vseg::index_l(queries, vseg::fill<std::int64_t>(queries.size(), 0));
   return vseg::index_l(tables, first);

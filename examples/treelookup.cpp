@@ -35,7 +35,8 @@ array<std::int64_t> tree_lookup(nested<std::int64_t> tables, nested<std::int64_t
     if (queries.size() == 0 || queries.length(0) <= 1) break;
     const std::int64_t n = queries.size();
     // Two subproblems per subproblem: each segment split into its halves.
-    auto doubled = vseg::expand(vseg::fill<std::int64_t>(n, 2), queries);
+    const auto twos = vseg::fill<std::int64_t>(n, 2);  // shared by both expands
+    auto doubled = vseg::expand(twos, queries);
     auto lengths = doubled.lengths();
     auto starts = vseg::tabulate(2 * n, [&](std::int64_t k) {
       return k % 2 == 0 ? std::int64_t{0} : lengths[k] / 2;
@@ -45,7 +46,7 @@ array<std::int64_t> tree_lookup(nested<std::int64_t> tables, nested<std::int64_t
     });
     queries = vseg::slice_l(doubled, starts, halves);
     // The lifted body needs the table once per subproblem: lifted replicate.
-    tables = vseg::expand(vseg::fill<std::int64_t>(n, 2), tables);
+    tables = vseg::expand(twos, tables);
     ++depth;
   }
   // Base case, lifted: [table !: (xs !: 0)] for every subproblem.

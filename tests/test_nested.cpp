@@ -96,6 +96,75 @@ TEST_CASE("nested: construction, lengths, indexing, to_vectors") {
   CHECK_THROWS_AS(xss.at(4), std::out_of_range);
 }
 
+TEST_CASE("nested: arrays built from a segd keep their identity vsegids implicit") {
+  auto rng = seeded(21);
+  ref_t ref;
+  for (std::int64_t i = 0; i < 3000; ++i)
+    ref.push_back(random_ints(rng, static_cast<std::int64_t>(rng() % 6), -100, 100));
+  const auto xss = nested<std::int64_t>::from(ref);
+  const std::int64_t n = xss.size();
+  REQUIRE(xss.identity_vsegids());
+  // Not stored, but the descriptor reads as the identity.
+  CHECK(vseg::to_vector(xss.vsegids()) == vseg::to_vector(vseg::iota(n)));
+  CHECK_NOTHROW(xss.validate_full());
+  CHECK(xss.physical_segments() == n);
+  CHECK(vseg::to_vectors(xss.cull()) == ref);
+  CHECK(xss.cull().identity_vsegids());
+  // Results that keep the descriptor (scan_s, map) keep the identity too.
+  CHECK(vseg::scan_s(xss).identity_vsegids());
+  const auto doubled = vseg::map([](std::int64_t x) { return 2 * x; }, xss);
+  for (std::int64_t i = 0; i < n; ++i)
+    for (std::size_t k = 0; k < ref[static_cast<std::size_t>(i)].size(); ++k)
+      REQUIRE(doubled[i][k] == 2 * ref[static_cast<std::size_t>(i)][k]);
+  // Descriptor operations read the implicit vsegids and store explicit ones.
+  const auto e = vseg::expand(vseg::fill<std::int64_t>(n, 2), xss);
+  CHECK_FALSE(e.identity_vsegids());
+  ref_t re;
+  for (const auto& s : ref) re.insert(re.end(), {s, s});
+  CHECK(vseg::to_vectors(e) == re);
+  const auto x = vseg::extract(xss, 10, 20);
+  CHECK(vseg::to_vectors(x) == ref_t(ref.begin() + 10, ref.begin() + 30));
+  const auto a = vseg::append(xss, xss);
+  CHECK(a.size() == 2 * n);
+  CHECK(vseg::to_vectors(vseg::extract(a, n, n)) == ref);
+  const auto flags = vseg::tabulate(n, [](std::int64_t i) { return i % 3 != 0; });
+  const auto p = vseg::pack(xss, flags);
+  CHECK(p.physical_segments() == n - (n + 2) / 3);
+  const auto lengths = xss.lengths();
+  const auto sl = vseg::slice_l(xss, vseg::fill<std::int64_t>(n, 0),
+                                vseg::tabulate(n, [&](std::int64_t i) { return lengths[i] / 2; }));
+  for (std::int64_t i = 0; i < n; ++i) {
+    REQUIRE(sl.length(i) == lengths[i] / 2);
+    if (lengths[i] / 2 > 0) REQUIRE(sl[i].data() == xss[i].data());
+  }
+  std::vector<std::int64_t> sums;
+  for (const auto& s : ref) sums.push_back(std::accumulate(s.begin(), s.end(), std::int64_t{0}));
+  CHECK(vseg::to_vector(vseg::sum_s(xss)) == sums);
+}
+
+TEST_CASE("nested: one physical segment (replicate) takes the gather and shared-zeros paths") {
+  const array<std::int64_t> xs{10, 11, 12};
+  const auto r = vseg::replicate(4, xs);
+  // index_l: a plain gather, still checked
+  CHECK(vseg::to_vector(vseg::index_l(r, array<std::int64_t>{2, 0, 1, 2})) ==
+        std::vector<std::int64_t>{12, 10, 11, 12});
+  CHECK_THROWS_WITH_AS(vseg::index_l(r, array<std::int64_t>{0, 3, 0, -1}),
+                       doctest::Contains("index_l: index 3 outside segment 1 of length 3"), std::out_of_range);
+  CHECK(vseg::index_l(vseg::replicate(0, xs), array<std::int64_t>{}).size() == 0);
+  // expand: the result names the one segment counts-sum times
+  const auto e = vseg::expand(array<std::int64_t>{2, 0, 3, 1}, r);
+  CHECK(e.size() == 6);
+  CHECK(e.descriptor_segments() == 1);
+  CHECK(vseg::to_vectors(e) == ref_t(6, ref_t::value_type{10, 11, 12}));
+  CHECK_THROWS_WITH_AS(vseg::expand(array<std::int64_t>{1, -1, 0, 0}, r),
+                       doctest::Contains("negative length -1"), std::invalid_argument);
+  // slice_l of it: one physical segment per virtual one, identity vsegids
+  const auto sl = vseg::slice_l(e, vseg::fill<std::int64_t>(6, 1), vseg::fill<std::int64_t>(6, 2));
+  CHECK(sl.identity_vsegids());
+  CHECK(vseg::to_vectors(sl) == ref_t(6, ref_t::value_type{11, 12}));
+  CHECK_NOTHROW(sl.validate_full());
+}
+
 TEST_CASE("nested: validate_full names the bad descriptor entry") {
   auto bad_source = nested<int>::from_descriptors({array<int>{1, 2}}, array<std::int64_t>{1},
                                                   array<std::int64_t>{0}, array<std::int64_t>{1},
@@ -370,5 +439,73 @@ TEST_CASE("SpMV in nested form, fused, matches a CSR loop") {
         acc += vals_v[static_cast<std::size_t>(k)] * x_v[static_cast<std::size_t>(cols_v[static_cast<std::size_t>(k)])];
       REQUIRE(y[r] == doctest::Approx(acc).epsilon(1e-12));
     }
+  });
+}
+
+TEST_CASE("SpMV over the flat fused fold: int32 columns, short and grouped rows, rows across blocks") {
+  // Row lengths on both sides of the four-at-a-time grouping threshold, empty
+  // rows, and rows longer than a merge-path block (split over blocks).
+  for (std::uint64_t seed : {11u, 12u}) {
+    INFO("seed = " << seed);
+    auto rng = seeded(seed);
+    const std::int64_t n = 5000;
+    auto lens = random_ints(rng, n, 0, 2 * vseg::detail::flat_fold_group_min + 3);
+    lens[100] = 3 * vseg::tuning::segmented_block + 5;
+    lens[n - 1] = vseg::tuning::segmented_block + 1;
+    const std::int64_t nnz = std::accumulate(lens.begin(), lens.end(), std::int64_t{0});
+    const auto cols64 = random_ints(rng, nnz, 0, n - 1);
+    const std::vector<std::int32_t> cols_v(cols64.begin(), cols64.end());
+    const auto vals_v = random_doubles(rng, nnz);
+    const auto x_v = random_doubles(rng, n);
+    const array<std::int64_t> lengths(lens);
+    const auto cols = nested<std::int32_t>::from_lengths(lengths, array<std::int32_t>(cols_v));
+    const auto vals = nested<double>::from_lengths(lengths, array<double>(vals_v));
+    const array<double> x(x_v);
+    const auto expr = vseg::zip_with(std::multiplies<>{}, vals, vseg::index_l(vseg::replicate(n, x), cols));
+    REQUIRE(expr.flat());
+    std::vector<double> first;
+    for_each_thread_count([&](int) {
+      const auto y = vseg::to_vector(vseg::sum_s(expr));
+      REQUIRE(static_cast<std::int64_t>(y.size()) == n);
+      std::int64_t k = 0;
+      for (std::int64_t r = 0; r < n; ++r) {
+        double acc = 0;
+        for (std::int64_t q = 0; q < lens[static_cast<std::size_t>(r)]; ++q, ++k)
+          acc += vals_v[static_cast<std::size_t>(k)] * x_v[static_cast<std::size_t>(cols_v[static_cast<std::size_t>(k)])];
+        REQUIRE(y[static_cast<std::size_t>(r)] == doctest::Approx(acc).epsilon(1e-12));
+      }
+      // the same bits on every thread count
+      if (first.empty()) first = y;
+      CHECK(same_bits(y, first));
+    });
+  }
+}
+
+TEST_CASE("SpMV over the flat fused fold: a bad column names index_l, its value, position and row") {
+  // Rows of 7 (the 7-point stencil's shape), enough of them for many blocks.
+  const std::int64_t n = 20'000, per_row = 7;
+  std::vector<std::int32_t> cols_v(static_cast<std::size_t>(n * per_row));
+  for (std::size_t k = 0; k < cols_v.size(); ++k) cols_v[k] = static_cast<std::int32_t>(k % static_cast<std::size_t>(n));
+  const array<std::int64_t> lengths = vseg::fill<std::int64_t>(n, per_row);
+  const auto vals = nested<double>::from_lengths(lengths, vseg::fill<double>(n * per_row, 1.0));
+  const array<double> x = vseg::fill<double>(n, 2.0);
+  const auto spmv = [&](const std::vector<std::int32_t>& c) {
+    const auto cols = nested<std::int32_t>::from_lengths(lengths, array<std::int32_t>(c));
+    return vseg::sum_s(vseg::zip_with(std::multiplies<>{}, vals, vseg::index_l(vseg::replicate(n, x), cols)));
+  };
+  CHECK(vseg::to_vector(spmv(cols_v)) == std::vector<double>(static_cast<std::size_t>(n), 14.0));
+  for_each_thread_count([&](int) {
+    // Two bad columns: the first one (row 12'345, position 3) is reported.
+    auto bad = cols_v;
+    bad[12'345 * per_row + 3] = -3;
+    bad[19'000 * per_row + 1] = static_cast<std::int32_t>(n);
+    CHECK_THROWS_WITH_AS(spmv(bad),
+                         doctest::Contains("index_l: index -3 at position 3 of segment 12345 outside "
+                                           "that segment's length 20000"),
+                         std::out_of_range);
+    bad[12'345 * per_row + 3] = 0;
+    CHECK_THROWS_WITH_AS(spmv(bad),
+                         doctest::Contains("index_l: index 20000 at position 1 of segment 19000"),
+                         std::out_of_range);
   });
 }

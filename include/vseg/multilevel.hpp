@@ -57,7 +57,7 @@ class multilevel {
 
   // Total descriptor entries over all levels (what the operations above cost).
   std::int64_t descriptor_size() const noexcept {
-    std::int64_t n = bottom_.vsegids().size() + bottom_.descriptor_segments();
+    std::int64_t n = bottom_.size() + bottom_.descriptor_segments();
     for (const auto& l : levels_) n += l.starts.size() + l.vsegids.size();
     return n;
   }

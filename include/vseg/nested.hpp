@@ -57,6 +57,17 @@ struct segment_cursor {
 // never fails to read.
 struct no_error_report {};
 
+// a + b for counts, or -1 when either is negative or the sum overflows (a
+// monoid for reduce: -1 absorbs).
+struct saturating_plus {
+  static constexpr std::int64_t identity() { return 0; }
+  std::int64_t operator()(std::int64_t a, std::int64_t b) const {
+    std::int64_t r;
+    if (a < 0 || b < 0 || __builtin_add_overflow(a, b, &r)) return -1;
+    return r;
+  }
+};
+
 }  // namespace detail
 
 template <class T>
@@ -81,11 +92,13 @@ class nested {
     check_covers("nested::from_segd", s, data.size());
     nested r;
     r.blocks_ = std::make_shared<const std::vector<array<T>>>(std::vector<array<T>>{std::move(data)});
-    // The shared index buffers: no O(segments) fill per array.
+    // The sources are a slice of the shared zeros (no page written) and the
+    // vsegids the implicit identity: no O(segments) fill or memory per array.
     r.sources_ = detail::shared_zeros<std::int64_t>(s.segments());
     r.starts_ = s.starts();
     r.lengths_ = s.lengths();
-    r.vsegids_ = detail::shared_iota<std::int64_t>(s.segments());
+    r.size_ = s.segments();
+    r.identity_ = true;
     r.shape_ = std::make_shared<const segd>(s);
     r.culled_ = true;
     r.contiguous_ = true;
@@ -119,27 +132,42 @@ class nested {
     r.sources_ = std::move(sources);
     r.starts_ = std::move(starts);
     r.lengths_ = std::move(lengths);
+    r.size_ = vsegids.size();
     r.vsegids_ = std::move(vsegids);
     r.culled_ = false;
     return r;
   }
 
+  // A nested array whose virtual segments are its physical segments, in
+  // order (identity vsegids, not stored). O(1); the same checks as
+  // from_descriptors.
+  static nested from_physical(std::vector<array<T>> blocks, array<std::int64_t> sources,
+                              array<std::int64_t> starts, array<std::int64_t> lengths) {
+    nested r = from_descriptors(std::move(blocks), std::move(sources), std::move(starts),
+                                std::move(lengths), array<std::int64_t>{});
+    r.size_ = r.lengths_.size();
+    r.identity_ = true;
+    r.culled_ = true;
+    return r;
+  }
+
   // Number of virtual segments.
-  std::int64_t size() const noexcept { return vsegids_.size(); }
+  std::int64_t size() const noexcept { return size_; }
   bool empty() const noexcept { return size() == 0; }
 
   // The length of every virtual segment. O(virtual segments).
   array<std::int64_t> lengths() const {
     if (shape_) return shape_->lengths();
+    if (identity_) return lengths_;
     return bpermute_unchecked(lengths_, vsegids_);
   }
 
   // The length of virtual segment i.
-  std::int64_t length(std::int64_t i) const noexcept { return lengths_[vsegids_[i]]; }
+  std::int64_t length(std::int64_t i) const noexcept { return lengths_[vsegid(i)]; }
 
   // Virtual segment i, unchecked.
   std::span<const T> operator[](std::int64_t i) const noexcept {
-    const std::int64_t p = vsegids_[i];
+    const std::int64_t p = vsegid(i);
     return {(*blocks_)[static_cast<std::size_t>(sources_[p])].data() + starts_[p],
             static_cast<std::size_t>(lengths_[p])};
   }
@@ -187,7 +215,8 @@ class nested {
     r.sources_ = pack(sources_, keep);
     r.starts_ = pack(starts_, keep);
     r.lengths_ = pack(lengths_, keep);
-    r.vsegids_ = bpermute_unchecked(new_id, vsegids_);
+    r.vsegids_ = bpermute_unchecked(new_id, vsegids());
+    r.size_ = size_;
     r.shape_ = shape_;
     r.culled_ = true;
     return r;
@@ -209,15 +238,22 @@ class nested {
                               starts_[p], ", ", starts_[p], " + ", lengths_[p],
                               ") lies outside its block of size ", block_size);
     }
-    for (std::int64_t i = 0; i < vsegids_.size(); ++i)
-      if (!detail::in_range(vsegids_[i], lengths_.size()))
-        detail::throw_invalid("nested::validate_full", "vsegids[", i, "] = ", vsegids_[i],
+    for (std::int64_t i = 0; i < size_; ++i)
+      if (!detail::in_range(vsegid(i), lengths_.size()))
+        detail::throw_invalid("nested::validate_full", "vsegids[", i, "] = ", vsegid(i),
                               " names no physical segment (there are ", lengths_.size(), ")");
   }
 
   // The descriptors, for the operations in this header and for tests.
   const std::vector<array<T>>& blocks() const noexcept { return *blocks_; }
-  const array<std::int64_t>& vsegids() const noexcept { return vsegids_; }
+  // The vsegids; for an array built from lengths or a segd they are the
+  // identity and are not stored: this returns a slice of the shared iota
+  // buffer (O(1) amortised, see detail/index_buffers.hpp).
+  array<std::int64_t> vsegids() const {
+    return identity_ ? detail::shared_iota<std::int64_t>(size_) : vsegids_;
+  }
+  // Whether the vsegids are the implicit identity (not stored). O(1).
+  bool identity_vsegids() const noexcept { return identity_; }
   const array<std::int64_t>& physical_sources() const noexcept { return sources_; }
   const array<std::int64_t>& physical_starts() const noexcept { return starts_; }
   const array<std::int64_t>& physical_lengths() const noexcept { return lengths_; }
@@ -246,6 +282,7 @@ class nested {
     r.sources_ = sources_;
     r.starts_ = starts_;
     r.lengths_ = lengths_;
+    r.size_ = vsegids.size();
     r.vsegids_ = std::move(vsegids);
     r.culled_ = false;
     return r;
@@ -263,6 +300,8 @@ class nested {
     r.starts_ = phys.starts();
     r.lengths_ = phys.lengths();
     r.vsegids_ = c.vsegids_;
+    r.size_ = c.size_;
+    r.identity_ = c.identity_;
     r.shape_ = shape_;
     r.culled_ = true;
     return r;
@@ -292,9 +331,9 @@ class nested {
   array<bool> reachable() const {
     auto marks = buffer<bool>::filled(lengths_.size(), false);
     bool* m = marks.data();
-    detail::parallel_for(vsegids_.size(), [&](std::int64_t lo, std::int64_t hi) {
+    detail::parallel_for(size_, [&](std::int64_t lo, std::int64_t hi) {
       for (std::int64_t i = lo; i < hi; ++i)
-        std::atomic_ref<bool>(m[vsegids_[i]]).store(true, std::memory_order_relaxed);
+        std::atomic_ref<bool>(m[vsegid(i)]).store(true, std::memory_order_relaxed);
     });
     return std::move(marks).freeze();
   }
@@ -303,7 +342,13 @@ class nested {
   array<std::int64_t> sources_;  // ssegd: block of each physical segment
   array<std::int64_t> starts_;   // ssegd: start inside its block
   array<std::int64_t> lengths_;  // ssegd: length
-  array<std::int64_t> vsegids_;  // vsegd: physical segment of each virtual segment
+  // The physical segment of virtual segment i.
+  std::int64_t vsegid(std::int64_t i) const noexcept { return identity_ ? i : vsegids_[i]; }
+
+  array<std::int64_t> vsegids_;  // vsegd: physical segment of each virtual segment (empty
+                                 // when identity_)
+  std::int64_t size_ = 0;        // number of virtual segments
+  bool identity_ = false;        // vsegids_[i] == i, not stored (built from a segd)
   std::shared_ptr<const segd> shape_;  // the virtual shape, when known
   bool culled_ = true;                 // every physical segment is reachable
   bool contiguous_ = false;            // laid out as the shape in block 0 (see flat())
@@ -327,15 +372,7 @@ std::vector<std::vector<T>> to_vectors(const nested<T>& xss) {
 // exceeds 2^63-1 (replication can make it astronomically large). O(virtual segments).
 template <class T>
 std::int64_t virtual_elements(const nested<T>& xss) {
-  struct saturating_plus {
-    static constexpr std::int64_t identity() { return 0; }
-    std::int64_t operator()(std::int64_t a, std::int64_t b) const {
-      std::int64_t r;
-      if (a < 0 || b < 0 || __builtin_add_overflow(a, b, &r)) return -1;
-      return r;
-    }
-  };
-  const std::int64_t n = reduce(xss.lengths(), saturating_plus{});
+  const std::int64_t n = reduce(xss.lengths(), detail::saturating_plus{});
   if (n < 0)
     detail::throw_overflow("virtual_elements", "the ", xss.size(),
                            " virtual segments hold more than 2^63-1 elements");
@@ -362,6 +399,25 @@ nested<T> expand(const array<std::int64_t>& counts, const nested<T>& xss) {
   if (counts.size() != xss.size())
     detail::throw_invalid("expand", "counts has size ", counts.size(), " but the nested array has ",
                           xss.size(), " segments");
+  if (xss.descriptor_segments() == 1) {
+    // One physical segment (a replicated array, treeLookup's table): every
+    // vsegid is 0, and so is every one of the result: a slice of the shared
+    // zeros. O(counts) read, nothing written.
+    const std::int64_t total = reduce(counts, detail::saturating_plus{});
+    if (total >= 0) return xss.with_vsegids(detail::shared_zeros<std::int64_t>(total));
+    // a negative count or an overflow: the general path below reports it
+  }
+  if (xss.identity_vsegids()) {
+    // expand(counts, [0, 1, ..., n-1]) without materialising the iota.
+    const segd s = segd::from_lengths(counts);
+    auto out = buffer<std::int64_t>::for_overwrite(s.elements());
+    std::int64_t* o = out.data();
+    detail::for_each_segment_piece(s.segments(), s.elements(), [&](std::int64_t j) { return s.end(j); },
+                                   [&](std::int64_t j, std::int64_t lo, std::int64_t hi) {
+                                     for (std::int64_t k = lo; k < hi; ++k) o[k] = j;
+                                   });
+    return xss.with_vsegids(std::move(out).freeze());
+  }
   return xss.with_vsegids(expand(counts, xss.vsegids()));
 }
 
@@ -423,25 +479,34 @@ nested<T> extract(const nested<T>& xss, std::int64_t start, std::int64_t len) {
 }
 
 // Lifted slice: [xss[k][starts[k] .. starts[k] + lengths[k]) | k]. Makes one
-// physical segment per virtual segment, copying no element. O(segments).
-// Throws std::out_of_range for a slice outside its segment.
+// physical segment per virtual segment (identity vsegids, not stored),
+// copying no element. O(segments). Throws std::out_of_range for a slice
+// outside its segment.
 template <class T>
 nested<T> slice_l(const nested<T>& xss, const array<std::int64_t>& starts,
                   const array<std::int64_t>& lengths) {
   const std::int64_t n = xss.size();
   detail::check_same_size("slice_l", "starts", starts.size(), "segments", n);
   detail::check_same_size("slice_l", "lengths", lengths.size(), "segments", n);
-  auto sources = buffer<std::int64_t>::for_overwrite(n);
+  // With one data block every source is 0: a slice of the shared zeros,
+  // not an array written per call.
+  const bool one_block = xss.blocks().size() <= 1;
+  auto sources = buffer<std::int64_t>::for_overwrite(one_block ? 0 : n);
   auto new_starts = buffer<std::int64_t>::for_overwrite(n);
+  const array<std::int64_t> vsegids = xss.vsegids();
+  // Raw pointers, captured by value: the loop reloads nothing per segment.
+  const std::int64_t *vs = vsegids.data(), *plen = xss.physical_lengths().data(),
+                     *psrc = xss.physical_sources().data(), *pst = xss.physical_starts().data(),
+                     *st = starts.data(), *ln = lengths.data();
+  std::int64_t *so = sources.data(), *ns = new_starts.data();
   detail::first_bad bad;
-  detail::parallel_for(n, [&](std::int64_t lo, std::int64_t hi) {
+  detail::parallel_for(n, [=, &bad](std::int64_t lo, std::int64_t hi) {
     for (std::int64_t k = lo; k < hi; ++k) {
-      const std::int64_t p = xss.vsegids()[k];
-      const std::int64_t len = xss.physical_lengths()[p];
-      if (starts[k] < 0 || lengths[k] < 0 || starts[k] > len || lengths[k] > len - starts[k])
-        bad.note(k);
-      sources[k] = xss.physical_sources()[p];
-      new_starts[k] = xss.physical_starts()[p] + starts[k];
+      const std::int64_t p = vs[k];
+      const std::int64_t len = plen[p];
+      if (st[k] < 0 || ln[k] < 0 || st[k] > len || ln[k] > len - st[k]) bad.note(k);
+      if (!one_block) so[k] = psrc[p];
+      ns[k] = pst[p] + st[k];
     }
   });
   if (bad.any()) {
@@ -449,8 +514,9 @@ nested<T> slice_l(const nested<T>& xss, const array<std::int64_t>& starts,
     detail::throw_out_of_range("slice_l", "slice [", starts[k], ", ", starts[k], " + ", lengths[k],
                                ") outside segment ", k, " of length ", xss.length(k));
   }
-  return nested<T>::from_descriptors(xss.blocks(), std::move(sources).freeze(),
-                                     std::move(new_starts).freeze(), lengths, iota(n));
+  return nested<T>::from_physical(
+      xss.blocks(), one_block ? detail::shared_zeros<std::int64_t>(n) : std::move(sources).freeze(),
+      std::move(new_starts).freeze(), lengths);
 }
 
 // ---------------------------------------------------------------------------
@@ -637,14 +703,33 @@ array<T> index_l(const nested<T>& xss, const array<std::int64_t>& is) {
     detail::throw_invalid("index_l", "the nested array has ", xss.size(),
                           " segments but there are ", is.size(), " indices");
   auto out = buffer<T>::for_overwrite(is.size());
+  T* o = out.data();
+  const std::int64_t* ix = is.data();
   detail::first_bad bad;
-  detail::parallel_for(is.size(), [&](std::int64_t lo, std::int64_t hi) {
-    for (std::int64_t k = lo; k < hi; ++k) {
-      auto seg = xss[k];
-      if (detail::in_range(is[k], static_cast<std::int64_t>(seg.size()))) out[k] = seg[static_cast<std::size_t>(is[k])];
-      else bad.note(k);
-    }
-  });
+  if (xss.descriptor_segments() == 1) {
+    // One physical segment (replicate, treeLookup's table): a plain checked
+    // gather, with no descriptor read per element (the per-element chain of
+    // dependent descriptor loads left few gathers in flight).
+    const T* src = xss.blocks()[static_cast<std::size_t>(xss.physical_sources()[0])].data() +
+                   xss.physical_starts()[0];
+    const std::int64_t len = xss.physical_lengths()[0];
+    // Captured by value: the stores to o cannot then alias them, and the
+    // loop stays as short as the flat gather's (more misses in flight).
+    detail::parallel_for(is.size(), [o, ix, src, len, &bad](std::int64_t lo, std::int64_t hi) {
+      for (std::int64_t k = lo; k < hi; ++k) {
+        if (detail::in_range(ix[k], len)) [[likely]] o[k] = src[ix[k]];
+        else bad.note(k);
+      }
+    });
+  } else {
+    detail::parallel_for(is.size(), [&](std::int64_t lo, std::int64_t hi) {
+      for (std::int64_t k = lo; k < hi; ++k) {
+        auto seg = xss[k];
+        if (detail::in_range(ix[k], static_cast<std::int64_t>(seg.size()))) o[k] = seg[static_cast<std::size_t>(ix[k])];
+        else bad.note(k);
+      }
+    });
+  }
   if (bad.any()) {
     const std::int64_t k = bad.position();
     detail::throw_out_of_range("index_l", "index ", is[k], " outside segment ", k, " of length ",

@@ -4,7 +4,9 @@
 // n times, and a nested array built from a contiguous descriptor has
 // sources [0, 0, ...] and vsegids [0, 1, 2, ...]. Filling a fresh array per
 // call made replicate an O(n) write (134 MB for the 16.7 M rows of a 256^3
-// stencil, on every SpMV) and cost 8 bytes per row per descriptor.
+// stencil, on every SpMV) and cost 8 bytes per row per descriptor. (Such an
+// array's identity vsegids are not stored at all now; nested::vsegids()
+// hands out the iota below only when an operation asks for them.)
 //
 // Both arrays are slices of one process-wide buffer, grown (to the next
 // power of two for the zeros, to a multiple of 2^16 for the iota) when a
