@@ -28,12 +28,21 @@ out.append("Machine: {} ({} cores, {} thread(s) per core, {} guest), L3 {}, {} G
                    round(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30),
                    ctx.get("threads", "?")))
 out.append("")
-out.append("Run {}; source: commit {}. Load (`uptime`) before: `{}`; after: `{}`. "
-           "Other engineers were building and benchmarking on the same 2 cores, so absolute "
-           "times are inflated; the contenders of a workload run interleaved (see above), so "
-           "the ratios and fractions compare like with like."
-           .format(ctx["date"], os.environ.get("COMMIT", "?"),
-                   os.environ.get("UPTIME_BEFORE", "?").strip(), os.environ.get("UPTIME_AFTER", "?").strip()))
+def load1(uptime):
+    try:
+        return float(uptime.split("load average:")[1].split(",")[0])
+    except (IndexError, ValueError):
+        return None
+
+before = os.environ.get("UPTIME_BEFORE", "?").strip()
+after = os.environ.get("UPTIME_AFTER", "?").strip()
+loads = [l for l in (load1(before), load1(after)) if l is not None]
+busy = not loads or max(loads) > 2.5  # 2 cores: more than the benchmark's own two threads
+out.append("Run {}; source: commit {}. Load (`uptime`) before: `{}`; after: `{}`. {}"
+           "The contenders of a workload run interleaved (see above), so the ratios and "
+           "fractions compare like with like."
+           .format(ctx["date"], os.environ.get("COMMIT", "?"), before, after,
+                   "Other work shared the 2 cores, so absolute times are inflated. " if busy else ""))
 out.append("")
 out.append("Command: `{}` (medians over {} interleaved rounds).".format(
     os.environ.get("COMMAND", "scripts/bench-report"), os.environ.get("VSEG_BENCH_ROUNDS", "9")))
