@@ -51,6 +51,14 @@ using detail::float_vec;
 using detail::int_vec;
 using detail::value;
 
+// A stack entry: a handle to a value that COPY shares rather than copies.
+// COPY is one reference-count increment, CPOP and POP move 16-byte handles
+// (a value is 184 bytes: its vector or descriptor and the caches below),
+// which matters where the vectors are short: radix spends 160k of its 254k
+// instructions on stack moves. A value shared by two entries is never
+// written in place (see reusable()).
+using slot = std::shared_ptr<value>;
+
 // --- Scalar semantics of VCODE INT (a wrapping 32-bit C int) and FLOAT. ---
 
 std::int32_t wrap(std::uint32_t x) { return static_cast<std::int32_t>(x); }
@@ -129,7 +137,7 @@ class machine {
   machine(const program& prog, const run_options& opt)
       : prog_(prog), opt_(opt), files_(opt.in, opt.out, opt.err) {
     constants_.reserve(prog.constants.size());
-    for (const constant& c : prog.constants) constants_.push_back(make_constant(c));
+    for (const constant& c : prog.constants) constants_.push_back(std::make_shared<value>(make_constant(c)));
   }
 
   run_result run() {
@@ -200,33 +208,36 @@ class machine {
   }
 
   // The value `depth` entries below the top (0 is the top).
-  const value& at(std::size_t depth) const { return stack_[stack_.size() - 1 - depth]; }
+  const value& at(std::size_t depth) const { return *stack_[stack_.size() - 1 - depth]; }
 
   // Argument `argno` (1-based, deepest first) of an op with `argc` arguments,
   // checked to be of kind k; a splat is materialised (see value::splat), so
   // every op but the element-wise ones sees plain vectors.
   const value& arg(std::size_t argc, std::size_t argno, value::kind k) const {
     need(argc);
-    value& v = stack_[stack_.size() - 1 - (argc - argno)];
-    if (v.which() != k)
-      fail("argument " + std::to_string(argno) + " is " + std::string(detail::kind_name(v.which())) +
+    slot& entry = stack_[stack_.size() - 1 - (argc - argno)];
+    if (entry->which() != k)
+      fail("argument " + std::to_string(argno) + " is " + std::string(detail::kind_name(entry->which())) +
            ", expected " + std::string(detail::kind_name(k)));
-    materialize(v);
-    return v;
+    materialize(entry);
+    return *entry;
   }
 
-  // A splat made into the vector it stands for.
-  static void materialize(value& v) {
-    if (v.splat < 0) return;
-    const std::int64_t n = v.splat;
+  // A splat entry made into the vector it stands for: a new value (another
+  // entry may share the splat), counted at its real size.
+  void materialize(slot& entry) const {
+    if (entry->splat < 0) return;
+    const std::int64_t n = entry->splat;
+    value v;
     std::visit(
-        [&](auto& x) {
+        [&](const auto& x) {
           using X = std::remove_cvref_t<decltype(x)>;
           if constexpr (std::is_same_v<X, int_vec> || std::is_same_v<X, bool_vec> || std::is_same_v<X, float_vec>)
-            x = vseg::fill(n, x[0]);
+            v = value{vseg::fill(n, x[0])};
         },
-        v.v);
-    v.splat = -1;
+        entry->v);
+    words_ += v.words() - entry->words();
+    entry = std::make_shared<value>(std::move(v));
   }
 
   // The scalar of a splat argument of kind T, or nullptr when the argument
@@ -273,26 +284,28 @@ class machine {
            " elements, " + what + " has " + std::to_string(n));
   }
 
-  void push(value v) {
-    words_ += v.words();
+  void push(slot entry) {
+    words_ += entry->words();
     if (words_ > opt_.memory_words)
       fail("memory limit exceeded: the stack holds " + std::to_string(words_) + " words, the limit (-m) is " +
            std::to_string(opt_.memory_words));
-    stack_.push_back(std::move(v));
+    stack_.push_back(std::move(entry));
   }
+  void push(value v) { push(std::make_shared<value>(std::move(v))); }
 
   void drop(std::size_t n) {
     for (std::size_t i = 0; i < n; ++i) {
-      words_ -= stack_.back().words();
+      words_ -= stack_.back()->words();
       stack_.pop_back();
     }
   }
 
   // Replaces the top `argc` entries by `result`.
-  void finish(std::size_t argc, value result) {
+  void finish(std::size_t argc, slot result) {
     drop(argc);
     push(std::move(result));
   }
+  void finish(std::size_t argc, value result) { finish(argc, std::make_shared<value>(std::move(result))); }
 
   template <class Vec>
   static value wrap_value(Vec v) {
@@ -321,7 +334,7 @@ class machine {
         for (std::size_t i = 0; i < count; ++i) push(stack_[first + i]);
         break;
       case opcode::pop:
-        for (std::size_t i = 0; i < count; ++i) words_ -= stack_[first + i].words();
+        for (std::size_t i = 0; i < count; ++i) words_ -= stack_[first + i]->words();
         stack_.erase(stack_.begin() + static_cast<std::ptrdiff_t>(first),
                      stack_.begin() + static_cast<std::ptrdiff_t>(first + count));
         break;
@@ -348,7 +361,8 @@ class machine {
     if (ins.ty != type::none)
       std::fprintf(opt_.err, " %.*s", static_cast<int>(name(ins.ty).size()), name(ins.ty).data());
     std::fputs("   stack:", opt_.err);
-    for (const value& v : stack_) {
+    for (const slot& entry : stack_) {
+      const value& v = *entry;
       const std::string_view k = detail::kind_name(v.which());
       std::fprintf(opt_.err, " %.*s[%lld", static_cast<int>(k.size()), k.data(), static_cast<long long>(v.length()));
       // A descriptor shows its element count too: SEGDES[segments:elements].
@@ -359,21 +373,24 @@ class machine {
   }
 
   void dump() {
-    for (value& v : stack_) {
-      materialize(v);
-      detail::write_value(opt_.out, v);
+    for (slot& entry : stack_) {
+      materialize(entry);
+      detail::write_value(opt_.out, *entry);
     }
   }
 
   // --- Element-wise operations. ---
 
-  // The storage of v when an element-wise result of n U's may overwrite it:
-  // v holds a whole buffer this interpreter allocated (see value::owned) and
-  // no other value or array shares it. Otherwise an empty span.
+  // The storage of a stack entry when a result of n U's may overwrite it:
+  // no other entry shares the value, and the value holds a whole buffer this
+  // interpreter allocated (see value::owned) that no other value or array
+  // shares. Otherwise an empty span.
   template <class U>
-  static std::span<U> reusable(const value& v, std::int64_t n) {
+  static std::span<U> reusable(const slot& entry, std::int64_t n) {
+    const value& v = *entry;
     const auto* a = std::get_if<array<U>>(&v.v);
-    if (a == nullptr || !v.owned || v.owned.use_count() != 2 || a->data() != v.owned.get() || a->size() != n)
+    if (entry.use_count() != 1 || a == nullptr || !v.owned || v.owned.use_count() != 2 ||
+        a->data() != v.owned.get() || a->size() != n)
       return {};
     return {static_cast<U*>(v.owned.get()), static_cast<std::size_t>(n)};
   }
@@ -384,18 +401,21 @@ class machine {
   // wise ops (black-scholes: 3,000 of them over 10M elements) then run in a
   // few warm buffers instead of allocating and faulting in one per op, and
   // write to lines they have just read.
+  // `depths` are the stack depths of the arguments that may be reused.
   template <class U, class Fill>
-  value elementwise_result(std::int64_t n, std::initializer_list<const value*> args, Fill&& fill) {
-    for (const value* v : args)
-      if (auto out = reusable<U>(*v, n); out.data() != nullptr) {
-        value result = *v;
+  slot elementwise_result(std::int64_t n, std::initializer_list<std::size_t> depths, Fill&& fill) {
+    for (std::size_t depth : depths) {
+      const slot& entry = stack_[stack_.size() - 1 - depth];
+      if (auto out = reusable<U>(entry, n); out.data() != nullptr) {
         fill(out);
-        return result;
+        entry->descriptor.reset();  // the contents changed: no cache holds
+        return entry;
       }
+    }
     std::shared_ptr<U[]> storage = std::make_shared_for_overwrite<U[]>(static_cast<std::size_t>(n));
     fill(std::span<U>(storage.get(), static_cast<std::size_t>(n)));
-    value result{array<U>::adopt(storage, storage.get(), n)};
-    result.owned = std::move(storage);
+    auto result = std::make_shared<value>(array<U>::adopt(storage, storage.get(), n));
+    result->owned = std::move(storage);
     return result;
   }
 
@@ -404,9 +424,8 @@ class machine {
     using U = std::remove_cvref_t<std::invoke_result_t<F&, const T&>>;
     need(1);
     if (const T* s = splat_scalar<T>(0)) return finish(1, make_splat<U>(f(*s), at(0).splat));
-    const value& va = at(0);
     const auto& a = vec<T>(1, 1);
-    finish(1, elementwise_result<U>(a.size(), {&va}, [&](std::span<U> out) { vseg::map_into(f, a, out); }));
+    finish(1, elementwise_result<U>(a.size(), {0}, [&](std::span<U> out) { vseg::map_into(f, a, out); }));
   }
 
   // A splat of n copies of x.
@@ -434,13 +453,13 @@ class machine {
       if (sa != nullptr) {
         const T x = *sa;
         const std::span<const T> b = vec<T>(2, 2).span().first(static_cast<std::size_t>(n));
-        return finish(2, elementwise_result<U>(n, {&at(0)}, [&](std::span<U> out) {
+        return finish(2, elementwise_result<U>(n, {0}, [&](std::span<U> out) {
                         vseg::map_into([&](const T& y) { return f(x, y); }, b, out);
                       }));
       }
       const T y = *sb;
       const auto& a = vec<T>(2, 1);
-      return finish(2, elementwise_result<U>(n, {&at(1)}, [&](std::span<U> out) {
+      return finish(2, elementwise_result<U>(n, {1}, [&](std::span<U> out) {
                       vseg::map_into([&](const T& x) { return f(x, y); }, a, out);
                     }));
     }
@@ -448,7 +467,7 @@ class machine {
     // A view of argument 2's prefix, not a copy of the array: a copy would
     // share its buffer and keep it from being reused.
     const std::span<const T> b = prefix_span(a, vec<T>(2, 2), "argument 2");
-    finish(2, elementwise_result<U>(a.size(), {&at(1), &at(0)},
+    finish(2, elementwise_result<U>(a.size(), {1, 0},
                                     [&](std::span<U> out) { vseg::zip_with_into(f, a, b, out); }));
   }
 
@@ -486,33 +505,40 @@ class machine {
   }
 
   void rand() {
-    const int_vec& bound = ints(1, 1);
-    const std::int64_t n = bound.size();
+    need(1);
+    // The usual bound is one value for the whole vector, a DIST: as a splat
+    // it is used as its scalar, never written out.
+    const std::int32_t* scalar = splat_scalar<std::int32_t>(0);
+    int_vec bound;
+    if (scalar == nullptr) bound = ints(1, 1);
+    const std::int64_t n = scalar != nullptr ? at(0).splat : bound.size();
+    const bool zero = scalar != nullptr ? *scalar == 0 && n > 0 : std::find(bound.begin(), bound.end(), 0) != bound.end();
+    if (zero) fail("RAND with a bound of 0 (division by zero)");
     const std::int32_t* m = bound.data();
     auto out = buffer<std::int32_t>::for_overwrite(n);
     std::int32_t* o = out.data();
-    bool zero = false;
-    for (std::int32_t x : bound) zero = zero || x == 0;
-    if (zero) fail("RAND with a bound of 0 (division by zero)");
     // Each fixed block starts from the generator jumped to its first element,
     // so the result is the serial lrand48() sequence on any thread count.
     const detail::lcg48 start = rng_;
     vseg::detail::for_each_block(n, tuning::flat_block, [&](std::int64_t, std::int64_t lo, std::int64_t hi) {
       detail::lcg48 g = start.jumped(static_cast<std::uint64_t>(lo));
-      // The usual bound is one positive value for the whole vector (a DIST):
-      // then x % d, for the 31-bit x >= 0, is Lemire's multiply-shift
-      // (exact for 32-bit operands) instead of a division per element.
-      const std::int32_t d = m[lo];
-      if (d > 0 && std::all_of(m + lo, m + hi, [d](std::int32_t x) { return x == d; })) {
-        const std::uint64_t inverse = ~std::uint64_t{0} / static_cast<std::uint32_t>(d) + 1;
-        for (std::int64_t i = lo; i < hi; ++i) {
-          const std::uint64_t low = inverse * static_cast<std::uint32_t>(g.next());
+      std::int32_t* ob = o + lo;
+      const std::int32_t d = scalar != nullptr ? *scalar : m[lo];
+      if (d > 0 && (scalar != nullptr || std::all_of(m + lo, m + hi, [d](std::int32_t x) { return x == d; }))) {
+        // One positive bound: x % d, for the 31-bit x >= 0, is Lemire's
+        // multiply-shift (exact for 32-bit operands), not a division.
+        const std::uint64_t ud = static_cast<std::uint32_t>(d);
+        const std::uint64_t inverse = ~std::uint64_t{0} / ud + 1;
+        g.generate(hi - lo, [=](std::int64_t k, std::int32_t x) {
+          const std::uint64_t low = inverse * static_cast<std::uint32_t>(x);
           // The high 64 bits of low * d, in two 32x32-bit halves (no overflow).
-          const std::uint64_t ud = static_cast<std::uint32_t>(d);
-          o[i] = static_cast<std::int32_t>(((low >> 32) * ud + (((low & 0xFFFFFFFFu) * ud) >> 32)) >> 32);
-        }
+          ob[k] = static_cast<std::int32_t>(((low >> 32) * ud + (((low & 0xFFFFFFFFu) * ud) >> 32)) >> 32);
+        });
+      } else if (scalar != nullptr) {
+        g.generate(hi - lo, [=](std::int64_t k, std::int32_t x) { ob[k] = x % d; });
       } else {
-        for (std::int64_t i = lo; i < hi; ++i) o[i] = g.next() % m[i];
+        const std::int32_t* mb = m + lo;
+        g.generate(hi - lo, [=](std::int64_t k, std::int32_t x) { ob[k] = x % mb[k]; });
       }
     });
     rng_ = start.jumped(static_cast<std::uint64_t>(n));
@@ -642,13 +668,12 @@ class machine {
     covers(s, data.size(), "the data");
     same_length(s.segments(), index.size(), "the descriptor's segments", "the indices");
     same_length(s.segments(), values.size(), "the descriptor's segments", "the values");
-    value& target = stack_[stack_.size() - 4];
-    if (target.owned && target.owned.use_count() == 2) {
+    const slot& target = stack_[stack_.size() - 4];
+    if (auto storage = reusable<T>(target, data.size()); storage.data() != nullptr) {
       // The only reference: write in place (vseg's replace_s_into).
-      auto* storage = static_cast<T*>(target.owned.get());
-      vseg::replace_s_into(s, std::span<T>(storage, static_cast<std::size_t>(data.size())), index, values);
-      value result = std::move(target);
-      return finish(4, std::move(result));
+      vseg::replace_s_into(s, storage, index, values);
+      target->descriptor.reset();  // the contents changed: no cache holds
+      return finish(4, slot(target));
     }
     // Shared: copy once into a buffer this interpreter owns, then replace.
     const std::int64_t n = data.size();
@@ -822,11 +847,12 @@ class machine {
   const program& prog_;
   run_options opt_;
   // Mutable: arg() materialises splats in place (the value does not change).
-  mutable std::vector<value> stack_;
+  mutable std::vector<slot> stack_;
   // The smallest DIST that becomes a splat: below it a fill is as cheap.
   static constexpr std::int64_t splat_min = std::int64_t{1} << 16;
-  std::vector<value> constants_;
-  std::int64_t words_ = 0;
+  std::vector<slot> constants_;
+  // Words held by the stack's entries (an entry shared by two is counted twice).
+  mutable std::int64_t words_ = 0;
   detail::file_table files_;
   detail::lcg48 rng_;
   std::chrono::steady_clock::time_point timer_ = std::chrono::steady_clock::now();

@@ -23,15 +23,28 @@ array<element_t<R>> extract_s(const segd& s, const R& data, const Indices& indic
   auto in = detail::as_span(data);
   auto idx = detail::as_span(indices);
   auto out = buffer<T>::for_overwrite(s.segments());
-  T* o = out.data();
   detail::first_bad bad;
-  detail::with_layout(s, [&](const auto& lay) {
-    detail::parallel_for(s.segments(), [&](std::int64_t lo, std::int64_t hi) {
+  // No data: every segment is empty, so any index is out of range.
+  if (in.empty() && s.segments() > 0) bad.note(0);
+  if (!bad.any()) detail::with_layout(s, [&](const auto& layout) {
+    // The pointers and the layout live in the chunk's locals: the stores to
+    // `o` may alias anything a capture points to, so the compiler would
+    // otherwise reload them after every element. An index out of range
+    // reads element 0 instead (the value is discarded), so the loop has no
+    // branch and its loads overlap; the bad position is looked for only when
+    // some index failed.
+    detail::parallel_for(s.segments(), [&bad, lay = layout, src = in.data(), ix = idx.data(),
+                                        o = out.data()](std::int64_t lo, std::int64_t hi) {
+      bool all_good = true;
       for (std::int64_t j = lo; j < hi; ++j) {
-        const auto i = static_cast<std::int64_t>(idx[j]);
-        if (detail::in_range(i, lay.length(j))) o[j] = in[lay.start(j) + i];
-        else bad.note(j);
+        const auto i = static_cast<std::int64_t>(ix[j]);
+        const bool good = detail::in_range(i, lay.length(j));
+        all_good &= good;
+        o[j] = src[good ? lay.start(j) + i : 0];
       }
+      if (all_good) return;
+      for (std::int64_t j = lo; j < hi; ++j)
+        if (!detail::in_range(static_cast<std::int64_t>(ix[j]), lay.length(j))) return bad.note(j);
     });
   });
   if (bad.any()) {

@@ -224,10 +224,15 @@ namespace detail {
 template <class Indices>
 void check_replace_indices(const segd& s, std::span<const Indices> idx) {
   first_bad bad;
-  with_layout(s, [&](const auto& lay) {
-    parallel_for(s.segments(), [&](std::int64_t lo, std::int64_t hi) {
+  with_layout(s, [&](const auto& layout) {
+    // Branch-free over a chunk (it vectorises); the bad position is looked
+    // for only when the chunk has one.
+    parallel_for(s.segments(), [&bad, lay = layout, ix = idx.data()](std::int64_t lo, std::int64_t hi) {
+      bool all_good = true;
+      for (std::int64_t j = lo; j < hi; ++j) all_good &= in_range(static_cast<std::int64_t>(ix[j]), lay.length(j));
+      if (all_good) return;
       for (std::int64_t j = lo; j < hi; ++j)
-        if (!in_range(static_cast<std::int64_t>(idx[j]), lay.length(j))) bad.note(j);
+        if (!in_range(static_cast<std::int64_t>(ix[j]), lay.length(j))) return bad.note(j);
     });
   });
   if (bad.any()) {
@@ -251,10 +256,11 @@ void replace_s_into(const segd& s, std::span<T> data, const Indices& indices, co
   auto val = detail::as_span(values);
   detail::check_replace_indices(s, idx);
   // One write per segment, to distinct positions: no two j collide.
-  detail::with_layout(s, [&](const auto& lay) {
-    detail::parallel_for(s.segments(), [&](std::int64_t lo, std::int64_t hi) {
-      for (std::int64_t j = lo; j < hi; ++j)
-        data[static_cast<std::size_t>(lay.start(j) + static_cast<std::int64_t>(idx[j]))] = static_cast<T>(val[j]);
+  // The pointers live in the chunk's locals (the stores may alias them).
+  detail::with_layout(s, [&](const auto& layout) {
+    detail::parallel_for(s.segments(), [lay = layout, o = data.data(), ix = idx.data(),
+                                        v = val.data()](std::int64_t lo, std::int64_t hi) {
+      for (std::int64_t j = lo; j < hi; ++j) o[lay.start(j) + static_cast<std::int64_t>(ix[j])] = static_cast<T>(v[j]);
     });
   });
 }
