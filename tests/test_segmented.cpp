@@ -6,6 +6,7 @@
 #include <cstring>
 #include <numeric>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include <doctest/doctest.h>
@@ -13,6 +14,7 @@
 #include "support.hpp"
 #include "vseg/flat.hpp"
 #include "vseg/segmented.hpp"
+#include "vseg/segmented/permute.hpp"
 
 using vseg::array;
 using vseg::segd;
@@ -224,4 +226,51 @@ TEST_CASE("segmented primitives reject descriptors that do not cover their data"
                        std::out_of_range);
   CHECK_THROWS_WITH_AS(vseg::bpermute_s(s, three, s, array<std::int64_t>{0, 2, 0}),
                        doctest::Contains("bpermute_s: index 2 at position 1"), std::out_of_range);
+}
+
+TEST_CASE("extract_s and replace_s on equal segments check 32- and 64-bit indices at the bounds") {
+  // 20000 segments of 4: the uniform layout, in chunks over several threads.
+  const std::int64_t segments = 20000, each = 4;
+  auto s = segd::from_lengths(vseg::fill<std::int64_t>(segments, each));
+  REQUIRE(s.uniform_length() == each);
+  std::vector<int> data(static_cast<std::size_t>(segments * each));
+  std::iota(data.begin(), data.end(), 0);
+  const array<int> xs(data);
+  std::vector<std::int32_t> idx(static_cast<std::size_t>(segments));
+  for (std::int64_t j = 0; j < segments; ++j) idx[static_cast<std::size_t>(j)] = static_cast<std::int32_t>(j % each);
+  for_each_thread_count([&](int) {
+    auto got = vseg::to_vector(vseg::extract_s(s, xs, array<std::int32_t>(idx)));
+    for (std::int64_t j = 0; j < segments; ++j) CHECK(got[static_cast<std::size_t>(j)] == j * each + j % each);
+    for (std::int64_t bad : {std::int64_t{-1}, each, std::int64_t{INT32_MIN}, std::int64_t{INT32_MAX}}) {
+      INFO("bad index " << bad);
+      auto wrong = idx;
+      wrong[15000] = static_cast<std::int32_t>(bad);
+      wrong[19000] = static_cast<std::int32_t>(bad);  // the first bad one is named
+      const std::string message = "index " + std::to_string(bad) + " outside segment 15000 of length 4";
+      CHECK_THROWS_WITH_AS(vseg::extract_s(s, xs, array<std::int32_t>(wrong)), doctest::Contains(message.c_str()),
+                           std::out_of_range);
+      CHECK_THROWS_WITH_AS(vseg::replace_s(s, xs, array<std::int32_t>(wrong), array<int>(idx)),
+                           doctest::Contains(message.c_str()), std::out_of_range);
+      std::vector<std::int64_t> wide(wrong.begin(), wrong.end());
+      wide[15000] = bad - (std::int64_t{1} << 32);  // same low 32 bits, still bad
+      CHECK_THROWS_AS(vseg::extract_s(s, xs, array<std::int64_t>(wide)), std::out_of_range);
+    }
+  });
+}
+
+TEST_CASE("all_in_range compares at the index's width without wrapping") {
+  const std::vector<std::int32_t> narrow{0, 5, INT32_MAX};
+  CHECK(vseg::detail::all_in_range(narrow.data(), 0, 3, std::int64_t{1} << 40));  // bound beyond int32
+  CHECK_FALSE(vseg::detail::all_in_range(narrow.data(), 0, 3, INT32_MAX));
+  CHECK(vseg::detail::all_in_range(narrow.data(), 0, 2, 6));
+  const std::vector<std::int32_t> negative{0, -1};
+  CHECK_FALSE(vseg::detail::all_in_range(negative.data(), 0, 2, std::int64_t{1} << 40));
+  const std::vector<std::uint32_t> positive{0, UINT32_MAX};
+  CHECK(vseg::detail::all_in_range(positive.data(), 0, 2, std::int64_t{1} << 40));
+  CHECK_FALSE(vseg::detail::all_in_range(positive.data(), 0, 2, UINT32_MAX));
+  const std::vector<std::int64_t> wide{0, -1};
+  CHECK_FALSE(vseg::detail::all_in_range(wide.data(), 0, 2, INT64_MAX));
+  CHECK(vseg::detail::all_in_range(wide.data(), 0, 1, 1));
+  CHECK_FALSE(vseg::detail::all_in_range(wide.data(), 0, 1, 0));
+  CHECK(vseg::detail::all_in_range(wide.data(), 1, 1, 0));  // an empty range
 }

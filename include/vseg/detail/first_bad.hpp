@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 
 namespace vseg::detail {
 
@@ -27,6 +28,30 @@ class first_bad {
 // True when 0 <= i < n.
 inline bool in_range(std::int64_t i, std::int64_t n) noexcept {
   return static_cast<std::uint64_t>(i) < static_cast<std::uint64_t>(n);
+}
+
+// Index types all_in_range takes: integers other than bool.
+template <class I>
+inline constexpr bool integer_index = std::is_integral_v<I> && !std::is_same_v<I, bool>;
+
+// True when every index in ix[lo, hi) is in [0, n). Counts failures without a
+// branch, on unsigned values of the index's own width, so the loop
+// vectorises (a 32-bit index is compared as 32 bits, not widened).
+template <class I>
+bool all_in_range(const I* ix, std::int64_t lo, std::int64_t hi, std::int64_t n) noexcept {
+  using U = std::make_unsigned_t<I>;
+  // A bound beyond I's largest value admits every non-negative I; as U, the
+  // negative ones are at least 2^(bits-1) and so stay out of range.
+  constexpr auto largest = static_cast<std::uint64_t>(std::numeric_limits<I>::max());
+  if (n <= 0) return lo >= hi;
+  U bound = static_cast<U>(n);
+  if (static_cast<std::uint64_t>(n) > largest) {
+    if constexpr (std::is_unsigned_v<I>) return true;  // every value is below n
+    else bound = static_cast<U>(largest + 1);
+  }
+  std::int64_t failed = 0;
+  for (std::int64_t j = lo; j < hi; ++j) failed += static_cast<U>(ix[j]) >= bound;
+  return failed == 0;
 }
 
 }  // namespace vseg::detail

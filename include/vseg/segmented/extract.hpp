@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "vseg/array.hpp"
 #include "vseg/detail/first_bad.hpp"
@@ -17,6 +18,7 @@ namespace vseg {
 template <contiguous_input R, contiguous_input Indices>
 array<element_t<R>> extract_s(const segd& s, const R& data, const Indices& indices) {
   using T = element_t<R>;
+  using I = std::remove_cvref_t<element_t<Indices>>;
   check_covers("extract_s", s, detail::ssize(data));
   detail::check_same_size("extract_s", "segments", s.segments(), "indices",
                           detail::ssize(indices));
@@ -35,14 +37,22 @@ array<element_t<R>> extract_s(const segd& s, const R& data, const Indices& indic
     // some index failed.
     detail::parallel_for(s.segments(), [&bad, lay = layout, src = in.data(), ix = idx.data(),
                                         o = out.data()](std::int64_t lo, std::int64_t hi) {
-      bool all_good = true;
-      for (std::int64_t j = lo; j < hi; ++j) {
-        const auto i = static_cast<std::int64_t>(ix[j]);
-        const bool good = detail::in_range(i, lay.length(j));
-        all_good &= good;
-        o[j] = src[good ? lay.start(j) + i : 0];
+      if constexpr (detail::is_uniform_layout<std::remove_cvref_t<decltype(lay)>> && detail::integer_index<I>) {
+        // Equal segments: a vectorised check, then a plain gather.
+        if (detail::all_in_range(ix, lo, hi, lay.each)) {
+          for (std::int64_t j = lo; j < hi; ++j) o[j] = src[j * lay.each + static_cast<std::int64_t>(ix[j])];
+          return;
+        }
+      } else {
+        bool all_good = true;
+        for (std::int64_t j = lo; j < hi; ++j) {
+          const auto i = static_cast<std::int64_t>(ix[j]);
+          const bool good = detail::in_range(i, lay.length(j));
+          all_good &= good;
+          o[j] = src[good ? lay.start(j) + i : 0];
+        }
+        if (all_good) return;
       }
-      if (all_good) return;
       for (std::int64_t j = lo; j < hi; ++j)
         if (!detail::in_range(static_cast<std::int64_t>(ix[j]), lay.length(j))) return bad.note(j);
     });

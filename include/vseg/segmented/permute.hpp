@@ -228,9 +228,13 @@ void check_replace_indices(const segd& s, std::span<const Indices> idx) {
     // Branch-free over a chunk (it vectorises); the bad position is looked
     // for only when the chunk has one.
     parallel_for(s.segments(), [&bad, lay = layout, ix = idx.data()](std::int64_t lo, std::int64_t hi) {
-      bool all_good = true;
-      for (std::int64_t j = lo; j < hi; ++j) all_good &= in_range(static_cast<std::int64_t>(ix[j]), lay.length(j));
-      if (all_good) return;
+      if constexpr (is_uniform_layout<std::remove_cvref_t<decltype(lay)>> && integer_index<std::remove_cv_t<Indices>>) {
+        if (all_in_range(ix, lo, hi, lay.each)) return;
+      } else {
+        bool all_good = true;
+        for (std::int64_t j = lo; j < hi; ++j) all_good &= in_range(static_cast<std::int64_t>(ix[j]), lay.length(j));
+        if (all_good) return;
+      }
       for (std::int64_t j = lo; j < hi; ++j)
         if (!in_range(static_cast<std::int64_t>(ix[j]), lay.length(j))) return bad.note(j);
     });

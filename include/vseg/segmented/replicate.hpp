@@ -2,6 +2,7 @@
 // O(elements + segments), balanced over both.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <type_traits>
 
@@ -27,6 +28,11 @@ array<element_t<R>> replicate_s(const segd& s, const R& values) {
   auto in = detail::as_span(values);
   auto out = buffer<T>::for_overwrite(s.elements());
   T* o = out.data();
+  // One segment: a fill, with no merge path to walk.
+  if (s.segments() == 1) {
+    detail::parallel_for(s.elements(), [o, v = in[0]](std::int64_t lo, std::int64_t hi) { std::fill(o + lo, o + hi, v); });
+    return std::move(out).freeze();
+  }
   detail::with_layout(s, [&](const auto& lay) {
     detail::for_each_segment_piece(s.segments(), s.elements(), [&](std::int64_t j) { return lay.end(j); },
                                    [&](std::int64_t j, std::int64_t lo, std::int64_t hi) {
