@@ -12,6 +12,7 @@
 #include <chrono>
 #include <memory>
 #include <new>
+#include <array>
 #include <atomic>
 #include <cstdint>
 
@@ -91,7 +92,43 @@ void advise_heap_growth(std::uintptr_t block) {
   }
 }
 
+// Blocks of 1 to 64 KiB (results of operations on vectors of a few
+// thousand elements: radix makes ~40 per loop iteration) are kept after
+// free in a small last-in-first-out stack per size class and thread, and
+// handed out again first. glibc serves these sizes from first-in-first-out
+// bins, which cycle through many blocks and so through many cache lines;
+// reusing the block just freed keeps an interpreter loop's working set in
+// the cache.
+constexpr std::size_t class_unit = std::size_t{1} << 10;
+constexpr std::size_t class_limit = std::size_t{64} << 10;
+constexpr std::size_t classes = class_limit / class_unit + 1;  // class c: c units
+
+// Trivially destructible, so it stays usable until its thread ends; the
+// blocks it holds are freed by flush_at_exit, after which it is closed.
+struct block_cache {
+  static constexpr int depth = 4;
+  std::array<std::array<void*, depth>, classes> blocks;
+  std::array<int, classes> count;
+  bool closed;
+};
+thread_local constinit block_cache cache{};
+
+struct cache_flush {
+  ~cache_flush() {
+    for (std::size_t c = 0; c < classes; ++c)
+      while (cache.count[c] > 0) std::free(cache.blocks[c][static_cast<std::size_t>(--cache.count[c])]);
+    cache.closed = true;
+  }
+};
+thread_local cache_flush flush_at_exit;
+
 void* allocate(std::size_t n) {
+  if (n >= class_unit && n < class_limit) {
+    const std::size_t c = (n + class_unit - 1) / class_unit;  // blocks of c units
+    block_cache& k = cache;
+    if (k.count[c] > 0) return k.blocks[c][static_cast<std::size_t>(--k.count[c])];
+    n = c * class_unit;  // a whole class, so that the block can serve any request of it
+  }
   void* p = std::malloc(n != 0 ? n : 1);
   if (p == nullptr) throw std::bad_alloc();
   if (n >= big_block) {
@@ -101,14 +138,29 @@ void* allocate(std::size_t n) {
   }
   return p;
 }
+
+void release(void* p) noexcept {
+  if (p == nullptr) return;
+  // A block of usable size u serves requests of up to u bytes: class u / unit.
+  const std::size_t c = malloc_usable_size(p) / class_unit;
+  if (c > 0 && c < classes && !cache.closed) {
+    block_cache& k = cache;
+    if (k.count[c] < block_cache::depth) {
+      (void)&flush_at_exit;  // its destructor frees what the thread keeps
+      k.blocks[c][static_cast<std::size_t>(k.count[c]++)] = p;
+      return;
+    }
+  }
+  std::free(p);
+}
 }  // namespace
 
 void* operator new(std::size_t n) { return allocate(n); }
 void* operator new[](std::size_t n) { return allocate(n); }
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete[](void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
+void operator delete(void* p) noexcept { release(p); }
+void operator delete[](void* p) noexcept { release(p); }
+void operator delete(void* p, std::size_t) noexcept { release(p); }
+void operator delete[](void* p, std::size_t) noexcept { release(p); }
 
 int main(int argc, char** argv) {
   // Every vector operation allocates its result. glibc serves big blocks
