@@ -412,11 +412,21 @@ class machine {
         return entry;
       }
     }
+    auto [result, out] = owned_vector<U>(n);
+    fill(out);
+    return result;
+  }
+
+  // A new vector of n U's in a buffer this interpreter owns (value::owned),
+  // so that a later op may write it in place; its elements are left for the
+  // caller to write through `out`.
+  template <class U>
+  static std::pair<slot, std::span<U>> owned_vector(std::int64_t n) {
     std::shared_ptr<U[]> storage = std::make_shared_for_overwrite<U[]>(static_cast<std::size_t>(n));
-    fill(std::span<U>(storage.get(), static_cast<std::size_t>(n)));
+    const std::span<U> out(storage.get(), static_cast<std::size_t>(n));
     auto result = std::make_shared<value>(array<U>::adopt(storage, storage.get(), n));
     result->owned = std::move(storage);
-    return result;
+    return {std::move(result), out};
   }
 
   template <class T, class F>
@@ -676,12 +686,9 @@ class machine {
       return finish(4, slot(target));
     }
     // Shared: copy once into a buffer this interpreter owns, then replace.
-    const std::int64_t n = data.size();
-    std::shared_ptr<T[]> storage(new T[static_cast<std::size_t>(n)]);
-    std::copy(data.begin(), data.end(), storage.get());
-    vseg::replace_s_into(s, std::span<T>(storage.get(), static_cast<std::size_t>(n)), index, values);
-    value result{array<T>::adopt(storage, storage.get(), n)};
-    result.owned = std::move(storage);
+    auto [result, out] = owned_vector<T>(data.size());
+    std::copy(data.begin(), data.end(), out.begin());
+    vseg::replace_s_into(s, out, index, values);
     finish(4, std::move(result));
   }
 
@@ -846,7 +853,8 @@ class machine {
 
   const program& prog_;
   run_options opt_;
-  // Mutable: arg() materialises splats in place (the value does not change).
+  // Mutable: arg() replaces a splat entry by its materialised vector (the
+  // value it stands for does not change).
   mutable std::vector<slot> stack_;
   // The smallest DIST that becomes a splat: below it a fill is as cheap.
   static constexpr std::int64_t splat_min = std::int64_t{1} << 16;
