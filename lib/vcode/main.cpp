@@ -11,16 +11,10 @@
 #include <string>
 #include <chrono>
 #include <memory>
-#include <new>
-#include <array>
-#include <atomic>
-#include <cstdint>
 
-#include <malloc.h>
-#include <sys/mman.h>
-#include <unistd.h>
 #include <tbb/global_control.h>
 
+#include "heap.hpp"
 #include "vseg/vcode/interpreter.hpp"
 #include "vseg/vcode/program.hpp"
 
@@ -52,124 +46,8 @@ bool parse_count(const char* text, long long& out) {
 
 }  // namespace
 
-// Vectors of millions of elements are first touched page by page: with 4 KiB
-// pages, faulting in a fresh 80 MB vector costs more system time than the
-// operation itself (dotp.10000000: 0.15 s of 0.3 s; radix.1000000: 2,400
-// faults, a sixth of its run). The tool therefore asks for transparent huge
-// pages (advice, ignored where THP is off; here the mode is `madvise`), as
-// glibc's glibc.malloc.hugetlb=1 tunable does, which a program cannot set
-// for itself:
-//  - main() makes the heap grow in 64 MiB steps (M_TOP_PAD) and keep what
-//    is freed (M_TRIM_THRESHOLD, M_MMAP_THRESHOLD: no block is mmap'd);
-//  - after a big allocation, the part of the heap that has grown since the
-//    last advice is marked MADV_HUGEPAGE before anything touches it, so later
-//    blocks of any size land on huge pages;
-//  - a block of 2 MiB or more outside that heap (a thread's arena) has its
-//    aligned interior marked.
-namespace {
-constexpr std::size_t huge_page = std::size_t{2} << 20;
-constexpr std::size_t big_block = std::size_t{64} << 10;
-constexpr std::size_t heap_step = std::size_t{64} << 20;
-
-std::uintptr_t align_up(std::uintptr_t x) { return (x + huge_page - 1) & ~(huge_page - 1); }
-std::uintptr_t align_down(std::uintptr_t x) { return x & ~(huge_page - 1); }
-
-void advise(std::uintptr_t from, std::uintptr_t to) {
-  if (to > from) madvise(reinterpret_cast<void*>(from), to - from, MADV_HUGEPAGE);
-}
-
-// The end of the part of the main heap already advised (0: none yet).
-std::atomic<std::uintptr_t> advised_end{0};
-
-void advise_heap_growth(std::uintptr_t block) {
-  const auto top = align_down(reinterpret_cast<std::uintptr_t>(sbrk(0)));
-  std::uintptr_t done = advised_end.load(std::memory_order_relaxed);
-  while (top > done) {
-    if (advised_end.compare_exchange_weak(done, top, std::memory_order_relaxed)) {
-      advise(done == 0 ? align_up(block) : done, top);
-      return;
-    }
-  }
-}
-
-// Blocks of 1 to 64 KiB (results of operations on vectors of a few
-// thousand elements: radix makes ~40 per loop iteration) are kept after
-// free in a small last-in-first-out stack per size class and thread, and
-// handed out again first. glibc serves these sizes from first-in-first-out
-// bins, which cycle through many blocks and so through many cache lines;
-// reusing the block just freed keeps an interpreter loop's working set in
-// the cache.
-constexpr std::size_t class_unit = std::size_t{1} << 10;
-constexpr std::size_t class_limit = std::size_t{64} << 10;
-constexpr std::size_t classes = class_limit / class_unit + 1;  // class c: c units
-
-// Trivially destructible, so it stays usable until its thread ends; the
-// blocks it holds are freed by flush_at_exit, after which it is closed.
-struct block_cache {
-  static constexpr int depth = 4;
-  std::array<std::array<void*, depth>, classes> blocks;
-  std::array<int, classes> count;
-  bool closed;
-};
-thread_local constinit block_cache cache{};
-
-struct cache_flush {
-  ~cache_flush() {
-    for (std::size_t c = 0; c < classes; ++c)
-      while (cache.count[c] > 0) std::free(cache.blocks[c][static_cast<std::size_t>(--cache.count[c])]);
-    cache.closed = true;
-  }
-};
-thread_local cache_flush flush_at_exit;
-
-void* allocate(std::size_t n) {
-  if (n >= class_unit && n < class_limit) {
-    const std::size_t c = (n + class_unit - 1) / class_unit;  // blocks of c units
-    block_cache& k = cache;
-    if (k.count[c] > 0) return k.blocks[c][static_cast<std::size_t>(--k.count[c])];
-    n = c * class_unit;  // a whole class, so that the block can serve any request of it
-  }
-  void* p = std::malloc(n != 0 ? n : 1);
-  if (p == nullptr) throw std::bad_alloc();
-  if (n >= big_block) {
-    const auto at = reinterpret_cast<std::uintptr_t>(p);
-    if (at < reinterpret_cast<std::uintptr_t>(sbrk(0))) advise_heap_growth(at);
-    if (n >= huge_page) advise(align_up(at), align_down(at + n));
-  }
-  return p;
-}
-
-void release(void* p) noexcept {
-  if (p == nullptr) return;
-  // A block of usable size u serves requests of up to u bytes: class u / unit.
-  const std::size_t c = malloc_usable_size(p) / class_unit;
-  if (c > 0 && c < classes && !cache.closed) {
-    block_cache& k = cache;
-    if (k.count[c] < block_cache::depth) {
-      (void)&flush_at_exit;  // its destructor frees what the thread keeps
-      k.blocks[c][static_cast<std::size_t>(k.count[c]++)] = p;
-      return;
-    }
-  }
-  std::free(p);
-}
-}  // namespace
-
-void* operator new(std::size_t n) { return allocate(n); }
-void* operator new[](std::size_t n) { return allocate(n); }
-void operator delete(void* p) noexcept { release(p); }
-void operator delete[](void* p) noexcept { release(p); }
-void operator delete(void* p, std::size_t) noexcept { release(p); }
-void operator delete[](void* p, std::size_t) noexcept { release(p); }
-
 int main(int argc, char** argv) {
-  // Every vector operation allocates its result. glibc serves big blocks
-  // with mmap and returns them at free, so each operation would page-fault
-  // its whole result in again; keeping freed memory in the heap instead
-  // makes the next operation reuse warm pages (see notes/vcode.md).
-  mallopt(M_MMAP_THRESHOLD, 1 << 30);
-  mallopt(M_TRIM_THRESHOLD, 1 << 30);
-  mallopt(M_TOP_PAD, static_cast<int>(heap_step));
+  vseg::vcode::tool::configure_heap();
   vseg::vcode::run_options options;
   long long threads = 0;
   bool stats = false;
