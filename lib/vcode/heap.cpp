@@ -200,6 +200,41 @@ void operator delete[](void* p) noexcept { release(p); }
 void operator delete(void* p, std::size_t) noexcept { release(p); }
 void operator delete[](void* p, std::size_t) noexcept { release(p); }
 
+namespace {
+
+// malloc carves a new block from the start of the heap's top chunk and
+// writes the block's header and the rest's before allocate() can advise
+// anything; a 2 MiB region whose first touch was such a header is mapped
+// with small pages for good. The heap's first vectors (radix: the 4 MB
+// RAND result) therefore fell in the up to 2 MiB of small pages between the
+// heap's start and the first huge-page boundary, and in the region of their
+// own end. Instead, one padding block is allocated now that ends just below
+// a boundary B (its headers stay below B), everything from B to the heap's
+// end is advised, and only then does anything touch it: blocks from the top
+// chunk start at B. The padding is never freed (its pages past the header
+// are never touched). glibc's top chunk ends at the break, and mallinfo2's
+// keepcost is its size; if the padding does not come from the top chunk
+// (a bin served it) the layout is left as it is.
+void start_heap_on_huge_page() {
+  const auto brk_now = reinterpret_cast<std::uintptr_t>(sbrk(0));
+  const std::uintptr_t top = brk_now - mallinfo2().keepcost;  // the top chunk's header
+  const std::uintptr_t boundary = align_up(top + 64);
+  const std::size_t chunk = boundary - 16 - top;  // ends at the next chunk's 16-byte header
+  void* pad = std::malloc(chunk - 8);             // a chunk of `chunk` bytes: request + 8, rounded to 16
+  if (pad == nullptr) return;
+  if (reinterpret_cast<std::uintptr_t>(pad) != top + 16) {
+    std::free(pad);
+    return;
+  }
+  const auto end = align_down(reinterpret_cast<std::uintptr_t>(sbrk(0)));
+  if (end > boundary) {
+    advise(boundary, end);
+    advised_end.store(end, std::memory_order_relaxed);
+  }
+}
+
+}  // namespace
+
 namespace vseg::vcode::tool {
 
 void configure_heap() {
@@ -210,6 +245,7 @@ void configure_heap() {
   mallopt(M_MMAP_THRESHOLD, 1 << 30);
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
   mallopt(M_TOP_PAD, static_cast<int>(heap_step));
+  start_heap_on_huge_page();
 }
 
 }  // namespace vseg::vcode::tool

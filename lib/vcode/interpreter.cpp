@@ -23,6 +23,8 @@
 #include <utility>
 #include <vector>
 
+#include <boost/smart_ptr/intrusive_ptr.hpp>
+
 #include "io.hpp"
 #include "lcg48.hpp"
 #include "value.hpp"
@@ -52,12 +54,15 @@ using detail::int_vec;
 using detail::value;
 
 // A stack entry: a handle to a value that COPY shares rather than copies.
-// COPY is one reference-count increment, CPOP and POP move 16-byte handles
-// (a value is 184 bytes: its vector or descriptor and the caches below),
+// COPY is one (non-atomic, see value) reference-count increment, CPOP and
+// POP move 8-byte handles (a value is 192 bytes: its vector or descriptor
+// and the caches below),
 // which matters where the vectors are short: radix spends 160k of its 254k
 // instructions on stack moves. A value shared by two entries is never
 // written in place (see reusable()).
-using slot = std::shared_ptr<value>;
+using slot = boost::intrusive_ptr<value>;
+
+slot make_slot(value v) { return slot(new value(std::move(v))); }
 
 // --- Scalar semantics of VCODE INT (a wrapping 32-bit C int) and FLOAT. ---
 
@@ -137,7 +142,7 @@ class machine {
   machine(const program& prog, const run_options& opt)
       : prog_(prog), opt_(opt), files_(opt.in, opt.out, opt.err) {
     constants_.reserve(prog.constants.size());
-    for (const constant& c : prog.constants) constants_.push_back(std::make_shared<value>(make_constant(c)));
+    for (const constant& c : prog.constants) constants_.push_back(make_slot(make_constant(c)));
   }
 
   run_result run() {
@@ -237,7 +242,7 @@ class machine {
         },
         entry->v);
     words_ += v.words() - entry->words();
-    entry = std::make_shared<value>(std::move(v));
+    entry = make_slot(std::move(v));
   }
 
   // The scalar of a splat argument of kind T, or nullptr when the argument
@@ -291,7 +296,7 @@ class machine {
            std::to_string(opt_.memory_words));
     stack_.push_back(std::move(entry));
   }
-  void push(value v) { push(std::make_shared<value>(std::move(v))); }
+  void push(value v) { push(make_slot(std::move(v))); }
 
   void drop(std::size_t n) {
     for (std::size_t i = 0; i < n; ++i) {
@@ -305,7 +310,7 @@ class machine {
     drop(argc);
     push(std::move(result));
   }
-  void finish(std::size_t argc, value result) { finish(argc, std::make_shared<value>(std::move(result))); }
+  void finish(std::size_t argc, value result) { finish(argc, make_slot(std::move(result))); }
 
   template <class Vec>
   static value wrap_value(Vec v) {
@@ -389,7 +394,7 @@ class machine {
   static std::span<U> reusable(const slot& entry, std::int64_t n) {
     const value& v = *entry;
     const auto* a = std::get_if<array<U>>(&v.v);
-    if (entry.use_count() != 1 || a == nullptr || !v.owned || v.owned.use_count() != 2 ||
+    if (entry->use_count() != 1 || a == nullptr || !v.owned || v.owned.use_count() != 2 ||
         a->data() != v.owned.get() || a->size() != n)
       return {};
     return {static_cast<U*>(v.owned.get()), static_cast<std::size_t>(n)};
@@ -424,7 +429,7 @@ class machine {
   static std::pair<slot, std::span<U>> owned_vector(std::int64_t n) {
     std::shared_ptr<U[]> storage = std::make_shared_for_overwrite<U[]>(static_cast<std::size_t>(n));
     const std::span<U> out(storage.get(), static_cast<std::size_t>(n));
-    auto result = std::make_shared<value>(array<U>::adopt(storage, storage.get(), n));
+    auto result = make_slot(array<U>::adopt(storage, storage.get(), n));
     result->owned = std::move(storage);
     return {std::move(result), out};
   }

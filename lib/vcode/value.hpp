@@ -10,6 +10,8 @@
 #include <concepts>
 #include <variant>
 
+#include <boost/smart_ptr/intrusive_ref_counter.hpp>
+
 #include "vseg/array.hpp"
 #include "vseg/segd.hpp"
 
@@ -25,7 +27,12 @@ using bool_vec = array<bool>;            // VCODE BOOL
 using float_vec = array<double>;         // VCODE FLOAT: a C double
 using pair_ptr = std::shared_ptr<const pair_value>;
 
-struct value {
+// The interpreter's stack holds handles to values (boost::intrusive_ptr):
+// COPY shares a value, it does not copy it. The count is not atomic: values
+// are made, shared and dropped only by the interpreter's own thread (the
+// vectors inside them are shared with worker threads through the arrays'
+// own counts).
+struct value : boost::intrusive_ref_counter<value, boost::thread_unsafe_counter> {
   std::variant<int_vec, bool_vec, float_vec, segd, pair_ptr> v;
   // Set only for a vector whose buffer the interpreter allocated itself (a
   // std::vector<T> it may write to): the buffer's second owner besides the
