@@ -119,11 +119,11 @@ class prefaulter {
 };
 prefaulter ahead;
 
-// How far past a block's end the helper populates: the block's own size,
-// at least 8 MiB and at most 256 MiB (the next vectors are usually of the
-// size of the last).
+// How far past a block's end the helper populates: twice the block's size
+// (the next vectors are usually of the size of the last), at least 2 MiB
+// and at most 256 MiB.
 std::size_t window(std::size_t n) {
-  return std::clamp(n, std::size_t{8} << 20, std::size_t{256} << 20);
+  return std::clamp(2 * n, std::size_t{2} << 20, std::size_t{256} << 20);
 }
 
 // Blocks of 1 to 64 KiB (results of operations on vectors of a few
