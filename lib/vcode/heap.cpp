@@ -1,20 +1,14 @@
 // The memory policy of the vseg-vcode tool; see heap.hpp.
 #include "heap.hpp"
 
-#include <algorithm>
 #include <array>
 #include <atomic>
-#include <cerrno>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
-#include <mutex>
 #include <new>
-#include <thread>
 
 #include <malloc.h>
-#include <pthread.h>
-#include <sched.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -25,13 +19,20 @@
 // pages (advice, ignored where THP is off; here the mode is `madvise`), as
 // glibc's glibc.malloc.hugetlb=1 tunable does, which a program cannot set
 // for itself:
-//  - configure_heap() makes the heap grow in 64 MiB steps (M_TOP_PAD) and keep what
-//    is freed (M_TRIM_THRESHOLD, M_MMAP_THRESHOLD: no block is mmap'd);
+//  - configure_heap() makes the heap grow in 64 MiB steps (M_TOP_PAD) and
+//    keep what is freed (M_TRIM_THRESHOLD, M_MMAP_THRESHOLD: no block is
+//    mmap'd), and starts the heap's free space on a huge-page boundary that
+//    is advised before anything touches it (start_heap_on_huge_page);
 //  - after a big allocation, the part of the heap that has grown since the
-//    last advice is marked MADV_HUGEPAGE before anything touches it, so later
-//    blocks of any size land on huge pages;
+//    last advice is marked MADV_HUGEPAGE, so later blocks of any size land
+//    on huge pages (but for the 2 MiB region where malloc wrote the grown
+//    heap's first header);
 //  - a block of 2 MiB or more outside that heap (a thread's arena) has its
 //    aligned interior marked.
+// Where the VM's free pages have been handed back to the host, a first
+// touch costs ~3 ms per MiB instead of ~0.2 (notes/vcode.md); a helper
+// thread that populated the heap ahead of use (MADV_POPULATE_WRITE) was
+// tried and measured no faster once the heap started on a boundary.
 namespace {
 constexpr std::size_t huge_page = std::size_t{2} << 20;
 constexpr std::size_t big_block = std::size_t{64} << 10;
@@ -56,74 +57,6 @@ void advise_heap_growth(std::uintptr_t block) {
       return;
     }
   }
-}
-
-// A page's first touch costs a fault and the zeroing of the page, and far
-// more where the kernel must first get the page from a hypervisor: on this
-// project's VMs (Firecracker with free page reporting) memory freed by
-// earlier processes is returned to the host within seconds, and touching it
-// again costs ~3 ms per MiB instead of ~0.2. A helper thread therefore
-// populates the heap a window ahead of its high-water mark
-// (MADV_POPULATE_WRITE: the faults, without touching the contents) while the
-// interpreter works below it, so that later vectors land on pages that are
-// already there. It runs at SCHED_IDLE priority: it takes only CPU time
-// nothing else wants, never a core from the vector operations. Measured on
-// radix.1000000 in back-to-back runs (notes/vcode.md): median 49.6 -> 42.4
-// ms. After 3 s idle, when most pages come from the host, it gains nothing:
-// the host's work is the same whichever thread asks for it. Where the kernel
-// lacks MADV_POPULATE_WRITE (before Linux 5.14) the helper stops.
-class prefaulter {
- public:
-  // The heap up to `to` (clamped to its mapped part) is wanted soon. The
-  // first call starts the helper at `from`, the end of the block just
-  // allocated; later calls only move the target up.
-  void want(std::uintptr_t from, std::uintptr_t to) {
-    std::call_once(started_, [this, from] {
-      done_ = from;
-      std::thread([this] { run(); }).detach();
-    });
-    std::uintptr_t seen = wanted_.load(std::memory_order_relaxed);
-    while (to > seen && !wanted_.compare_exchange_weak(seen, to, std::memory_order_release)) {
-    }
-    if (to > seen) wanted_.notify_one();
-  }
-
- private:
-  static constexpr std::size_t step = std::size_t{512} << 10;  // per madvise call
-
-  void run() {
-    sched_param idle{};
-    pthread_setschedparam(pthread_self(), SCHED_IDLE, &idle);
-    for (;;) {
-      const std::uintptr_t want = wanted_.load(std::memory_order_acquire);
-      if (want <= done_) {
-        wanted_.wait(want, std::memory_order_acquire);
-        continue;
-      }
-      const std::uintptr_t page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
-      const std::uintptr_t from = done_ & ~(page - 1);
-      const std::uintptr_t to = std::min(want, from + step);
-      // The heap's end moves only up (M_TRIM_THRESHOLD keeps it), but stay
-      // inside what is mapped now; EINVAL means an old kernel: give up.
-      const std::uintptr_t end = std::min(to, reinterpret_cast<std::uintptr_t>(sbrk(0)) & ~(page - 1));
-      if (end > from && madvise(reinterpret_cast<void*>(from), end - from, MADV_POPULATE_WRITE) != 0 &&
-          errno == EINVAL)
-        return;
-      done_ = std::max(to, from);
-    }
-  }
-
-  std::once_flag started_;
-  std::atomic<std::uintptr_t> wanted_{0};
-  std::uintptr_t done_ = 0;  // owned by the helper once started
-};
-prefaulter ahead;
-
-// How far past a block's end the helper populates: twice the block's size
-// (the next vectors are usually of the size of the last), at least 2 MiB
-// and at most 256 MiB.
-std::size_t window(std::size_t n) {
-  return std::clamp(2 * n, std::size_t{2} << 20, std::size_t{256} << 20);
 }
 
 // Blocks of 1 to 64 KiB (results of operations on vectors of a few
@@ -169,7 +102,6 @@ void* allocate(std::size_t n) {
     const auto at = reinterpret_cast<std::uintptr_t>(p);
     if (at < reinterpret_cast<std::uintptr_t>(sbrk(0))) {
       advise_heap_growth(at);
-      ahead.want(at + n, at + n + window(n));
     } else if (n >= huge_page) {
       advise(align_up(at), align_down(at + n));
     }
