@@ -9,6 +9,7 @@
 #include "vseg/vcode/interpreter.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <map>
 #include <chrono>
 #include <cmath>
@@ -939,7 +940,10 @@ void machine::execute(const instruction& ins) {
     case opcode::tanh: return unary<double>([](double x) { return std::tanh(x); });
     case opcode::i_to_f: return unary<i32>([](i32 a) { return static_cast<double>(a); });
     case opcode::i_to_b: return unary<i32>([](i32 a) { return a != 0; });
-    case opcode::b_to_i: return unary<bool>([](bool a) { return static_cast<i32>(a); });
+    // A bool's byte is 0 or 1. Read as that byte: GCC 12 does not vectorise
+    // a conversion from bool, and radix converts 2,000 flag vectors.
+    case opcode::b_to_i:
+      return unary<bool>([](const bool& a) { return static_cast<i32>(std::bit_cast<unsigned char>(a)); });
 
     case opcode::plus_scan:
     case opcode::plus_reduce: {
