@@ -541,15 +541,8 @@ class machine {
       std::int32_t* ob = o + lo;
       const std::int32_t d = scalar != nullptr ? *scalar : m[lo];
       if (d > 0 && (scalar != nullptr || std::all_of(m + lo, m + hi, [d](std::int32_t x) { return x == d; }))) {
-        // One positive bound: x % d, for the 31-bit x >= 0, is Lemire's
-        // multiply-shift (exact for 32-bit operands), not a division.
-        const std::uint64_t ud = static_cast<std::uint32_t>(d);
-        const std::uint64_t inverse = ~std::uint64_t{0} / ud + 1;
-        g.generate(hi - lo, [=](std::int64_t k, std::int32_t x) {
-          const std::uint64_t low = inverse * static_cast<std::uint32_t>(x);
-          // The high 64 bits of low * d, in two 32x32-bit halves (no overflow).
-          ob[k] = static_cast<std::int32_t>(((low >> 32) * ud + (((low & 0xFFFFFFFFu) * ud) >> 32)) >> 32);
-        });
+        // One positive bound: a multiply-shift, not a division (lcg48.hpp).
+        detail::generate_mod(g, ob, hi - lo, detail::mod_by(d));
       } else if (scalar != nullptr) {
         g.generate(hi - lo, [=](std::int64_t k, std::int32_t x) { ob[k] = x % d; });
       } else {
