@@ -70,12 +70,22 @@ constexpr std::size_t class_unit = std::size_t{1} << 10;
 constexpr std::size_t class_limit = std::size_t{64} << 10;
 constexpr std::size_t classes = class_limit / class_unit + 1;  // class c: c units
 
+// Blocks below 1 KiB (the interpreter's values, one per vector operation,
+// and one-element vectors) likewise, in 16-byte classes: radix makes and
+// drops ~100,000 of them, and a pop from this stack is cheaper than glibc's
+// own per-thread cache with its checks.
+constexpr std::size_t small_unit = 16;
+constexpr std::size_t small_classes = class_unit / small_unit + 1;  // class s: s units, 1 <= s <= 64
+
 // Trivially destructible, so it stays usable until its thread ends; the
 // blocks it holds are freed by flush_at_exit, after which it is closed.
 struct block_cache {
   static constexpr int depth = 4;
+  static constexpr int small_depth = 32;
   std::array<std::array<void*, depth>, classes> blocks;
   std::array<int, classes> count;
+  std::array<std::array<void*, small_depth>, small_classes> small;
+  std::array<int, small_classes> small_count;
   bool closed;
 };
 thread_local constinit block_cache cache{};
@@ -84,13 +94,20 @@ struct cache_flush {
   ~cache_flush() {
     for (std::size_t c = 0; c < classes; ++c)
       while (cache.count[c] > 0) std::free(cache.blocks[c][static_cast<std::size_t>(--cache.count[c])]);
+    for (std::size_t c = 0; c < small_classes; ++c)
+      while (cache.small_count[c] > 0) std::free(cache.small[c][static_cast<std::size_t>(--cache.small_count[c])]);
     cache.closed = true;
   }
 };
 thread_local cache_flush flush_at_exit;
 
 void* allocate(std::size_t n) {
-  if (n >= class_unit && n < class_limit) {
+  if (n < class_unit) {
+    const std::size_t c = n == 0 ? 1 : (n + small_unit - 1) / small_unit;
+    block_cache& k = cache;
+    if (k.small_count[c] > 0) return k.small[c][static_cast<std::size_t>(--k.small_count[c])];
+    n = c * small_unit;
+  } else if (n < class_limit) {
     const std::size_t c = (n + class_unit - 1) / class_unit;  // blocks of c units
     block_cache& k = cache;
     if (k.count[c] > 0) return k.blocks[c][static_cast<std::size_t>(--k.count[c])];
@@ -112,7 +129,17 @@ void* allocate(std::size_t n) {
 void release(void* p) noexcept {
   if (p == nullptr) return;
   // A block of usable size u serves requests of up to u bytes: class u / unit.
-  const std::size_t c = malloc_usable_size(p) / class_unit;
+  const std::size_t u = malloc_usable_size(p);
+  if (u < class_unit && !cache.closed) {
+    const std::size_t c = u / small_unit;
+    block_cache& k = cache;
+    if (c > 0 && k.small_count[c] < block_cache::small_depth) {
+      (void)&flush_at_exit;
+      k.small[c][static_cast<std::size_t>(k.small_count[c]++)] = p;
+      return;
+    }
+  }
+  const std::size_t c = u / class_unit;
   if (c > 0 && c < classes && !cache.closed) {
     block_cache& k = cache;
     if (k.count[c] < block_cache::depth) {
