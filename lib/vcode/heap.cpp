@@ -6,7 +6,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <iterator>
+#include <map>
+#include <mutex>
 #include <new>
+#include <algorithm>
 
 #include <malloc.h>
 #include <sys/mman.h>
@@ -28,7 +32,9 @@
 //    on huge pages (but for the 2 MiB region where malloc wrote the grown
 //    heap's first header);
 //  - a block of 2 MiB or more outside that heap (a thread's arena) has its
-//    aligned interior marked.
+//    aligned interior marked;
+//  - blocks of 256 KiB and more do not use glibc at all but a region of
+//    their own, advised as a whole up front (big_blocks).
 // Where the VM's free pages have been handed back to the host, a first
 // touch costs ~3 ms per MiB instead of ~0.2 (notes/vcode.md); a helper
 // thread that populated the heap ahead of use (MADV_POPULATE_WRITE) was
@@ -101,7 +107,106 @@ struct cache_flush {
 };
 thread_local cache_flush flush_at_exit;
 
+// Blocks of 256 KiB and more (vectors of 64k elements and up) come from a
+// region of their own instead of glibc's heap: reserved once (address space
+// only), advised for huge pages as a whole before anything touches it, and
+// carved by address-ordered best fit with coalescing. Freed blocks stay
+// mapped and are handed out again. In glibc's heap the interpreter's small
+// blocks settled in the holes big vectors left, so a later big vector did
+// not fit and the heap grew: radix.1000000 touched 20 MiB for a peak of
+// 16 MiB live. A block's size sits in a 64-byte header before it.
+class big_blocks {
+ public:
+  static constexpr std::size_t threshold = std::size_t{256} << 10;
+
+  // A block of at least n bytes, or nullptr when the region is used up (or
+  // could not be reserved): the caller then asks malloc.
+  void* allocate(std::size_t n) {
+    const std::size_t need = (n + header + granule - 1) / granule * granule;
+    std::lock_guard<std::mutex> lock(m_);
+    if (!reserve()) return nullptr;
+    std::size_t at = used_;
+    auto best = free_.end();
+    for (auto it = free_.begin(); it != free_.end(); ++it)
+      if (it->second >= need && (best == free_.end() || it->second < best->second)) best = it;
+    if (best != free_.end()) {
+      at = best->first;
+      const std::size_t rest = best->second - need;
+      free_.erase(best);
+      if (rest > 0) free_.emplace(at + need, rest);
+    } else {
+      if (need > reserved_ - used_) return nullptr;
+      used_ += need;
+    }
+    char* block = base_.load(std::memory_order_relaxed) + at;
+    *reinterpret_cast<std::size_t*>(block) = need;
+    return block + header;
+  }
+
+  // Called for every block freed, by any thread, also before the region
+  // exists: base_ is published (release) after reserved_ is set.
+  bool owns(const void* p) const noexcept {
+    const char* base = base_.load(std::memory_order_acquire);
+    const auto* c = static_cast<const char*>(p);
+    return base != nullptr && c >= base && c < base + reserved_;
+  }
+
+  void release(void* p) noexcept {
+    char* block = static_cast<char*>(p) - header;
+    std::size_t at = static_cast<std::size_t>(block - base_.load(std::memory_order_relaxed));
+    std::size_t size = *reinterpret_cast<const std::size_t*>(block);
+    std::lock_guard<std::mutex> lock(m_);
+    // Merge with the free neighbours, then give the last block back to the
+    // unused end of the region.
+    if (auto next = free_.find(at + size); next != free_.end()) {
+      size += next->second;
+      free_.erase(next);
+    }
+    if (auto prev = free_.lower_bound(at); prev != free_.begin() && std::prev(prev)->first + std::prev(prev)->second == at) {
+      --prev;
+      at = prev->first;
+      size += prev->second;
+      free_.erase(prev);
+    }
+    if (at + size == used_) used_ = at;
+    else free_.emplace(at, size);
+  }
+
+ private:
+  static constexpr std::size_t header = 64;
+  static constexpr std::size_t granule = std::size_t{64} << 10;
+
+  bool reserve() {
+    if (base_.load(std::memory_order_relaxed) != nullptr) return true;
+    if (tried_) return false;
+    tried_ = true;
+    // Address space for the machine's memory twice over (NORESERVE: no
+    // commitment until touched), at most 1 TiB.
+    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    const std::size_t want = pages > 0 && page > 0 ? std::min(std::size_t{1} << 40, 2 * static_cast<std::size_t>(pages) *
+                                                                                          static_cast<std::size_t>(page))
+                                                   : std::size_t{1} << 34;
+    void* p = mmap(nullptr, want + huge_page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED) return false;
+    const std::uintptr_t base = align_up(reinterpret_cast<std::uintptr_t>(p));
+    advise(base, base + want);
+    reserved_ = want;
+    base_.store(reinterpret_cast<char*>(base), std::memory_order_release);
+    return true;
+  }
+
+  std::mutex m_;
+  std::atomic<char*> base_{nullptr};
+  std::size_t reserved_ = 0;
+  std::size_t used_ = 0;  // the region's carved prefix
+  bool tried_ = false;
+  std::map<std::size_t, std::size_t> free_;  // offset -> size, inside the prefix
+};
+big_blocks big;
+
 void* allocate(std::size_t n) {
+  if (n >= big_blocks::threshold)
+    if (void* p = big.allocate(n)) return p;
   if (n < class_unit) {
     const std::size_t c = n == 0 ? 1 : (n + small_unit - 1) / small_unit;
     block_cache& k = cache;
@@ -128,6 +233,7 @@ void* allocate(std::size_t n) {
 
 void release(void* p) noexcept {
   if (p == nullptr) return;
+  if (big.owns(p)) return big.release(p);
   // A block of usable size u serves requests of up to u bytes: class u / unit.
   const std::size_t u = malloc_usable_size(p);
   if (u < class_unit && !cache.closed) {
