@@ -122,6 +122,7 @@ class big_blocks {
   // A block of at least n bytes, or nullptr when the region is used up (or
   // could not be reserved): the caller then asks malloc.
   void* allocate(std::size_t n) {
+    if (n > max_block) return nullptr;  // also keeps `need` from overflowing
     const std::size_t need = (n + header + granule - 1) / granule * granule;
     std::lock_guard<std::mutex> lock(m_);
     if (!reserve()) return nullptr;
@@ -174,6 +175,7 @@ class big_blocks {
 
  private:
   static constexpr std::size_t header = 64;
+  static constexpr std::size_t max_block = std::size_t{1} << 46;
   static constexpr std::size_t granule = std::size_t{64} << 10;
 
   bool reserve() {
