@@ -249,8 +249,14 @@ class machine {
     std::visit(
         [&](const auto& x) {
           using X = std::remove_cvref_t<decltype(x)>;
-          if constexpr (std::is_same_v<X, int_vec> || std::is_same_v<X, bool_vec> || std::is_same_v<X, float_vec>)
+          if constexpr (std::is_same_v<X, int_vec> || std::is_same_v<X, bool_vec> || std::is_same_v<X, float_vec>) {
+            using T = typename X::value_type;
+            if (detail::words_for<T>(n) - entry->words() > opt_.memory_words - words_)
+              fail("memory limit exceeded: a DIST of " + std::to_string(n) + " elements needs " +
+                   std::to_string(detail::words_for<T>(n)) + " words, the limit (-m) is " +
+                   std::to_string(opt_.memory_words));
             v = value{vseg::fill(n, x[0])};
+          }
         },
         entry->v);
     words_ += v.words() - entry->words();
@@ -299,6 +305,21 @@ class machine {
     if (s.elements() != n)
       fail("vector length mismatch: the segment descriptor covers " + std::to_string(s.elements()) +
            " elements, " + what + " has " + std::to_string(n));
+  }
+
+  // Fails before an operation allocates n T's that would take the stack
+  // over the -m limit once its top `argc` arguments are replaced by them
+  // (push() counts again when the result exists): an INDEX or DIST over a
+  // descriptor of 2^31 elements must stop here, not after filling 8 GB.
+  template <class T>
+  void room_for(std::size_t argc, std::int64_t n) const {
+    need(argc);
+    std::int64_t held = words_;
+    for (std::size_t d = 0; d < argc; ++d) held -= at(d).words();
+    const std::int64_t words = detail::words_for<T>(n);
+    if (words > opt_.memory_words - held)
+      fail("memory limit exceeded: the result needs " + std::to_string(words) + " words beside the " +
+           std::to_string(held) + " the stack holds, the limit (-m) is " + std::to_string(opt_.memory_words));
   }
 
   void push(slot entry) {
@@ -710,6 +731,7 @@ class machine {
     // One value over one big segment: a splat, written only if some
     // operation other than an element-wise one reads it.
     if (s.segments() == 1 && s.elements() >= splat_min) return finish(2, make_splat<T>(values[0], s.elements()));
+    room_for<T>(2, s.elements());
     finish(2, wrap_value(vseg::replicate_s(s, values)));
   }
 
@@ -1014,6 +1036,7 @@ void machine::execute(const instruction& ins) {
       const segd& s = segdes(3, 3);
       same_length(s.segments(), start.size(), "the descriptor's segments", "the starts");
       same_length(s.segments(), stride.size(), "the descriptor's segments", "the strides");
+      room_for<i32>(3, s.elements());
       return finish(3, wrap_value(vseg::iota_s(s, start, stride)));
     }
 

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <concepts>
 #include <variant>
@@ -88,11 +89,19 @@ inline std::int64_t value::length() const noexcept {
   return 1;
 }
 
+// 8-byte words of memory n elements of T take (the -m limit's unit).
+template <class T>
+constexpr std::int64_t words_for(std::int64_t n) noexcept {
+  if constexpr (std::is_same_v<T, bool>) return (n + 7) / 8;
+  else if constexpr (sizeof(T) == 4) return (n + 1) / 2;
+  else return n;
+}
+
 inline std::int64_t value::words() const noexcept {
   switch (which()) {
-    case int_: return (std::get<int_vec>(v).size() + 1) / 2;
-    case bool_: return (std::get<bool_vec>(v).size() + 7) / 8;
-    case float_: return std::get<float_vec>(v).size();
+    case int_: return words_for<std::int32_t>(std::get<int_vec>(v).size());
+    case bool_: return words_for<bool>(std::get<bool_vec>(v).size());
+    case float_: return words_for<double>(std::get<float_vec>(v).size());
     case segdes: return 2 * std::get<segd>(v).segments();
     case pair: {
       const auto& p = *std::get<pair_ptr>(v);

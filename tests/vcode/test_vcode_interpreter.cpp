@@ -165,6 +165,39 @@ TEST_CASE("run: run-time errors name the line and never crash") {
   std::fclose(small.out);
 }
 
+TEST_CASE("run: -m stops an INDEX, DIST or splat before it allocates its result") {
+  // Each result would be 2^31 INTs (8 GiB): with -m 1000 the op must fail
+  // at once, naming the limit, before anything is allocated or filled.
+  const std::string huge = "CONST INT 2147483647\nMAKE_SEGDES\n";
+  const std::string two_huge = "CONST INT (1073741824 1073741823)\nMAKE_SEGDES\n";
+  const char* programs[] = {
+      "CONST INT 0\nCONST INT 1\n",           // INDEX over one segment
+      "CONST INT (0 0)\nCONST INT (1 1)\n",   // INDEX over two
+      "CONST INT (7 8)\n",                     // DIST over two segments: no splat
+      "CONST INT 7\n",                         // DIST over one: a splat, then +_SCAN needs it written
+  };
+  const std::string tails[] = {"INDEX\n", "INDEX\n", "DIST INT\n", "DIST INT\n" + huge + "+_SCAN INT\n"};
+  const std::string descs[] = {huge, two_huge, two_huge, huge};
+  for (int k = 0; k < 4; ++k) {
+    INFO(k);
+    run_options small;
+    small.memory_words = 1000;
+    small.out = std::tmpfile();
+    small.err = std::tmpfile();
+    const std::string src = main_of(std::string(programs[k]) + descs[k] + tails[k]);
+    try {
+      run(parse(src), small);
+      FAIL("no error");
+    } catch (const error& e) {
+      // "needs": the check before the allocation, which names the result's size.
+      CHECK(std::string(e.what()).find("memory limit exceeded") != std::string::npos);
+      CHECK(std::string(e.what()).find("needs") != std::string::npos);
+    }
+    std::fclose(small.out);
+    std::fclose(small.err);
+  }
+}
+
 TEST_CASE("run: DIST of a scalar over a big segment is a splat that writes no elements") {
   // X = 70000 copies of 3, once as a DIST (a splat: value::splat) and once
   // as an INDEX with stride 0 (a real vector). Every use must print the same.
