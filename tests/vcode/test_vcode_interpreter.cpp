@@ -73,6 +73,31 @@ TEST_CASE("run: COPY, POP, CPOP address the stack from the top") {
   CHECK(run_text(main_of(push + "CPOP 2 1\n")).out == "( 0 )\n( 3 )\n( 1 )\n( 2 )\n");
 }
 
+TEST_CASE("run: a run of stack moves gives what the moves one by one give") {
+  // Runs of moves are done at once (plan_shuffle); traced, they go one by
+  // one. Every run below must leave the same stack both ways.
+  const std::string push = "CONST INT 0\nCONST INT 1\nCONST INT 2\nCONST INT 3\n";
+  const char* runs[] = {
+      "COPY 2 1\nPOP 1 0\nCPOP 1 2\n",
+      "CPOP 1 3\nCPOP 1 3\nCPOP 1 3\nCPOP 1 3\n",  // four rotations: the stack as it was
+      "COPY 1 0\nCOPY 2 0\nPOP 2 2\nCPOP 2 1\nCOPY 3 0\n",
+      "POP 1 3\nCOPY 1 2\nCOPY 1 0\nPOP 0 2\n",
+      "COPY 4 0\nPOP 4 4\n",                        // copies that replace the originals
+  };
+  for (const char* r : runs) {
+    INFO(r);
+    const std::string src = main_of(push + r);
+    run_options traced;
+    traced.trace = true;
+    traced.out = std::tmpfile();
+    traced.err = std::tmpfile();
+    run(parse(src), traced);
+    CHECK(run_text(src).out == slurp(traced.out));
+    std::fclose(traced.err);
+  }
+  CHECK(run_text(main_of(push + "COPY 2 1\nPOP 1 0\nCPOP 1 2\n")).out == "( 0 )\n( 1 )\n( 3 )\n( 1 )\n( 2 )\n");
+}
+
 TEST_CASE("run: CALL, IF/ELSE and EXIT") {
   const auto o = run_text(
       "FUNC MAIN\nCONST BOOL F\nIF\nCONST INT 1\nELSE\nCALL TWO\nENDIF\nRET\n"
@@ -152,6 +177,8 @@ TEST_CASE("run: run-time errors name the line and never crash") {
     return 0;
   };
   CHECK(line_of(main_of("POP 1 0\n")) == 2);                                              // underflow
+  // The third move of a run of stack moves underflows: its own line.
+  CHECK(line_of(main_of("CONST INT 1\nCONST INT 2\nCOPY 1 1\nPOP 2 0\nCPOP 1 1\n")) == 6);
   CHECK(line_of(main_of("CONST INT 1\nCONST FLOAT 1.0\n+ INT\n")) == 4);                  // wrong type
   CHECK(line_of(main_of("CONST INT (1 2)\nCONST INT (1)\n+ INT\n")) == 4);                // length
   CHECK(line_of(main_of("CONST INT (1)\nCONST INT (5)\nCONST SEGDES 1\nPERMUTE INT\n")) == 5);
@@ -163,6 +190,20 @@ TEST_CASE("run: run-time errors name the line and never crash") {
   small.out = std::tmpfile();
   CHECK_THROWS_AS(run(parse(main_of("CONST INT 7\nCONST SEGDES 100\nDIST INT\n")), small), error);
   std::fclose(small.out);
+  // -m inside a run of stack moves: 60 INTs are 30 words; under a limit of
+  // 70 the second COPY fails on its own line, though the run's POP would
+  // bring the stack back to 30.
+  run_options seventy;
+  seventy.memory_words = 70;
+  seventy.out = std::tmpfile();
+  int line = 0;
+  try {
+    run(parse(main_of("CONST INT 1\nCONST SEGDES 60\nDIST INT\nCOPY 1 0\nCOPY 1 0\nPOP 2 0\n")), seventy);
+  } catch (const error& e) {
+    line = e.line();
+  }
+  CHECK(line == 6);
+  std::fclose(seventy.out);
 }
 
 TEST_CASE("run: -m stops an INDEX, DIST or splat before it allocates its result") {
