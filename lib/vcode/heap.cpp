@@ -27,14 +27,13 @@
 //    keep what is freed (M_TRIM_THRESHOLD, M_MMAP_THRESHOLD: no block is
 //    mmap'd), and starts the heap's free space on a huge-page boundary that
 //    is advised before anything touches it (start_heap_on_huge_page);
-//  - after a big allocation, the part of the heap that has grown since the
-//    last advice is marked MADV_HUGEPAGE, so later blocks of any size land
-//    on huge pages (but for the 2 MiB region where malloc wrote the grown
-//    heap's first header);
-//  - a block of 2 MiB or more outside that heap (a thread's arena) has its
-//    aligned interior marked;
+//  - after a block of 64 KiB or more, the part of the heap that has grown
+//    since the last advice is marked MADV_HUGEPAGE, so later blocks of any
+//    size land on huge pages (but for the 2 MiB region where malloc wrote
+//    the grown heap's first header);
 //  - blocks of 256 KiB and more do not use glibc at all but a region of
-//    their own, advised as a whole up front (big_blocks).
+//    their own, advised as a whole up front (big_blocks); only if that
+//    region cannot be had do they fall back to the heap.
 // Where the VM's free pages have been handed back to the host, a first
 // touch costs ~3 ms per MiB instead of ~0.2 (notes/vcode.md); a helper
 // thread that populated the heap ahead of use (MADV_POPULATE_WRITE) was
@@ -83,25 +82,38 @@ constexpr std::size_t classes = class_limit / class_unit + 1;  // class c: c uni
 constexpr std::size_t small_unit = 16;
 constexpr std::size_t small_classes = class_unit / small_unit + 1;  // class s: s units, 1 <= s <= 64
 
+// Per size class, a last-in-first-out stack of at most Depth free blocks.
+// Trivially destructible (see block_cache).
+template <int Depth, std::size_t Classes>
+struct class_stacks {
+  std::array<std::array<void*, Depth>, Classes> blocks;
+  std::array<int, Classes> count;
+
+  void* pop(std::size_t c) noexcept { return count[c] > 0 ? blocks[c][static_cast<std::size_t>(--count[c])] : nullptr; }
+  bool push(std::size_t c, void* p) noexcept {
+    if (count[c] >= Depth) return false;
+    blocks[c][static_cast<std::size_t>(count[c]++)] = p;
+    return true;
+  }
+  void free_all() noexcept {
+    for (std::size_t c = 0; c < Classes; ++c)
+      while (void* p = pop(c)) std::free(p);
+  }
+};
+
 // Trivially destructible, so it stays usable until its thread ends; the
 // blocks it holds are freed by flush_at_exit, after which it is closed.
 struct block_cache {
-  static constexpr int depth = 4;
-  static constexpr int small_depth = 32;
-  std::array<std::array<void*, depth>, classes> blocks;
-  std::array<int, classes> count;
-  std::array<std::array<void*, small_depth>, small_classes> small;
-  std::array<int, small_classes> small_count;
+  class_stacks<32, small_classes> small;  // below 1 KiB
+  class_stacks<4, classes> medium;        // 1 to 64 KiB
   bool closed;
 };
 thread_local constinit block_cache cache{};
 
 struct cache_flush {
   ~cache_flush() {
-    for (std::size_t c = 0; c < classes; ++c)
-      while (cache.count[c] > 0) std::free(cache.blocks[c][static_cast<std::size_t>(--cache.count[c])]);
-    for (std::size_t c = 0; c < small_classes; ++c)
-      while (cache.small_count[c] > 0) std::free(cache.small[c][static_cast<std::size_t>(--cache.small_count[c])]);
+    cache.small.free_all();
+    cache.medium.free_all();
     cache.closed = true;
   }
 };
@@ -211,50 +223,30 @@ void* allocate(std::size_t n) {
     if (void* p = big.allocate(n)) return p;
   if (n < class_unit) {
     const std::size_t c = n == 0 ? 1 : (n + small_unit - 1) / small_unit;
-    block_cache& k = cache;
-    if (k.small_count[c] > 0) return k.small[c][static_cast<std::size_t>(--k.small_count[c])];
-    n = c * small_unit;
+    if (void* p = cache.small.pop(c)) return p;
+    n = c * small_unit;  // a whole class, so that the block can serve any request of it
   } else if (n < class_limit) {
-    const std::size_t c = (n + class_unit - 1) / class_unit;  // blocks of c units
-    block_cache& k = cache;
-    if (k.count[c] > 0) return k.blocks[c][static_cast<std::size_t>(--k.count[c])];
-    n = c * class_unit;  // a whole class, so that the block can serve any request of it
+    const std::size_t c = (n + class_unit - 1) / class_unit;
+    if (void* p = cache.medium.pop(c)) return p;
+    n = c * class_unit;
   }
   void* p = std::malloc(n != 0 ? n : 1);
   if (p == nullptr) throw std::bad_alloc();
-  if (n >= big_block) {
-    const auto at = reinterpret_cast<std::uintptr_t>(p);
-    if (at < reinterpret_cast<std::uintptr_t>(sbrk(0))) {
-      advise_heap_growth(at);
-    } else if (n >= huge_page) {
-      advise(align_up(at), align_down(at + n));
-    }
-  }
+  if (n >= big_block && reinterpret_cast<std::uintptr_t>(p) < reinterpret_cast<std::uintptr_t>(sbrk(0)))
+    advise_heap_growth(reinterpret_cast<std::uintptr_t>(p));
   return p;
 }
 
 void release(void* p) noexcept {
   if (p == nullptr) return;
   if (big.owns(p)) return big.release(p);
-  // A block of usable size u serves requests of up to u bytes: class u / unit.
-  const std::size_t u = malloc_usable_size(p);
-  if (u < class_unit && !cache.closed) {
-    const std::size_t c = u / small_unit;
-    block_cache& k = cache;
-    if (c > 0 && k.small_count[c] < block_cache::small_depth) {
-      (void)&flush_at_exit;
-      k.small[c][static_cast<std::size_t>(k.small_count[c]++)] = p;
+  if (!cache.closed) {
+    (void)&flush_at_exit;  // its destructor frees what the thread keeps
+    // A block of usable size u serves requests of up to u bytes: class u / unit.
+    const std::size_t u = malloc_usable_size(p);
+    if (u < class_unit ? u / small_unit > 0 && cache.small.push(u / small_unit, p)
+                       : u / class_unit < classes && cache.medium.push(u / class_unit, p))
       return;
-    }
-  }
-  const std::size_t c = u / class_unit;
-  if (c > 0 && c < classes && !cache.closed) {
-    block_cache& k = cache;
-    if (k.count[c] < block_cache::depth) {
-      (void)&flush_at_exit;  // its destructor frees what the thread keeps
-      k.blocks[c][static_cast<std::size_t>(k.count[c]++)] = p;
-      return;
-    }
   }
   std::free(p);
 }

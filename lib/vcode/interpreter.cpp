@@ -139,7 +139,6 @@ value::kind kind_of(type t) {
   return value::pair;
 }
 
-
 bool is_stack_move(opcode op) { return op == opcode::copy || op == opcode::pop || op == opcode::cpop; }
 
 // A run of consecutive stack moves (COPY, POP, CPOP) done as one step: its
@@ -334,11 +333,7 @@ class machine {
         [&](const auto& x) {
           using X = std::remove_cvref_t<decltype(x)>;
           if constexpr (std::is_same_v<X, int_vec> || std::is_same_v<X, bool_vec> || std::is_same_v<X, float_vec>) {
-            using T = typename X::value_type;
-            if (detail::words_for<T>(n) - entry->words() > opt_.memory_words - words_)
-              fail("memory limit exceeded: a DIST of " + std::to_string(n) + " elements needs " +
-                   std::to_string(detail::words_for<T>(n)) + " words, the limit (-m) is " +
-                   std::to_string(opt_.memory_words));
+            check_room(detail::words_for<typename X::value_type>(n), words_ - entry->words());
             v = value{vseg::fill(n, x[0])};
           }
         },
@@ -391,19 +386,22 @@ class machine {
            " elements, " + what + " has " + std::to_string(n));
   }
 
-  // Fails before an operation allocates n T's that would take the stack
-  // over the -m limit once its top `argc` arguments are replaced by them
-  // (push() counts again when the result exists): an INDEX or DIST over a
-  // descriptor of 2^31 elements must stop here, not after filling 8 GB.
+  // Fails before an operation allocates a result of `words` that would take
+  // the stack over the -m limit beside the `held` words that stay (push()
+  // counts again when the result exists): an INDEX, a DIST or a splat's
+  // writing out over 2^31 elements must stop here, not after filling 8 GB.
+  void check_room(std::int64_t words, std::int64_t held) const {
+    if (words > opt_.memory_words - held)
+      fail("memory limit exceeded: the result needs " + std::to_string(words) + " words beside the " +
+           std::to_string(held) + " the stack holds, the limit (-m) is " + std::to_string(opt_.memory_words));
+  }
+  // The same for n T's replacing the top `argc` arguments.
   template <class T>
   void room_for(std::size_t argc, std::int64_t n) const {
     need(argc);
     std::int64_t held = words_;
     for (std::size_t d = 0; d < argc; ++d) held -= at(d).words();
-    const std::int64_t words = detail::words_for<T>(n);
-    if (words > opt_.memory_words - held)
-      fail("memory limit exceeded: the result needs " + std::to_string(words) + " words beside the " +
-           std::to_string(held) + " the stack holds, the limit (-m) is " + std::to_string(opt_.memory_words));
+    check_room(detail::words_for<T>(n), held);
   }
 
   void push(slot entry) {

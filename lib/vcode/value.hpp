@@ -35,9 +35,9 @@ using pair_ptr = std::shared_ptr<const pair_value>;
 // own counts).
 struct value : boost::intrusive_ref_counter<value, boost::thread_unsafe_counter> {
   std::variant<int_vec, bool_vec, float_vec, segd, pair_ptr> v;
-  // Set only for a vector whose buffer the interpreter allocated itself (a
-  // std::vector<T> it may write to): the buffer's second owner besides the
-  // array. While owned.use_count() == 2 no other value shares the buffer, so
+  // Set only for a vector whose buffer the interpreter allocated itself
+  // (machine::owned_vector, a buffer it may write to): the buffer's second
+  // owner besides the array. While owned.use_count() == 2 no other value shares the buffer, so
   // REPLACE may update it in place, as NESL's vinterp does for a vector with
   // one reference; this keeps a loop of REPLACEs O(1) per step, not O(n).
   std::shared_ptr<void> owned;
