@@ -1,5 +1,6 @@
 #include <cstdint>
 #include <list>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -46,6 +47,29 @@ TEST_CASE("array: copies and slices share the buffer") {
   array<int> other{0, 1, 2, 3, 4, 5};
   CHECK(other == a);
   CHECK_FALSE(other.shares_buffer_with(a));
+}
+
+TEST_CASE("array: writable_if_unique only for the sole owner of a buffer") {
+  array<int> a{0, 1, 2, 3};
+  {
+    array<int> copy = a;
+    CHECK(a.writable_if_unique().data() == nullptr);  // shared: a write would show in copy
+  }
+  auto w = a.writable_if_unique();
+  REQUIRE(w.size() == 4);
+  CHECK(w.data() == a.data());
+  w[2] = 7;
+  CHECK(vseg::to_vector(a) == std::vector<int>{0, 1, 7, 3});
+  // A slice that alone holds the buffer may be written: nothing else sees it.
+  array<int> s = array<int>{5, 6, 7}.slice(1, 2);
+  CHECK(s.writable_if_unique().size() == 2);
+  // Memory adopted from elsewhere (maybe read-only) is never writable.
+  static const int fixed[3] = {1, 2, 3};
+  auto adopted = array<int>::adopt(std::make_shared<int>(0), fixed, 3);
+  CHECK(adopted.writable_if_unique().data() == nullptr);
+  array<int> from_vector(std::vector<int>{1, 2});
+  CHECK(from_vector.writable_if_unique().data() == nullptr);
+  CHECK(array<int>{}.writable_if_unique().data() == nullptr);
 }
 
 TEST_CASE("array: bad slices and indices throw naming the value") {

@@ -50,6 +50,10 @@ TEST_CASE("tabulate, iota, fill, map, zip_with match the reference") {
                        doctest::Contains("zip_with"), std::invalid_argument);
   CHECK_THROWS_WITH_AS(vseg::tabulate(-3, [](std::int64_t i) { return i; }),
                        doctest::Contains("-3"), std::invalid_argument);
+  // A narrow integer sequence wraps modulo 2^32 (as VCODE's INDEX does).
+  auto wrapped = vseg::iota<std::int32_t>(4, 2'147'483'646, 1);
+  CHECK(vseg::to_vector(wrapped) == std::vector<std::int32_t>{2'147'483'646, 2'147'483'647, -2'147'483'648, -2'147'483'647});
+  CHECK(vseg::iota<std::int32_t>(3, 0, -1'073'741'824)[2] == -2'147'483'648);
 }
 
 TEST_CASE("reduce and scan match the reference for every monoid") {
@@ -174,6 +178,14 @@ TEST_CASE("bpermute, permute and permute_default match the reference") {
     std::vector<std::int64_t> ref_gather, ref_scatter(v.size());
     for (auto i : gather_idx) ref_gather.push_back(v[static_cast<std::size_t>(i)]);
     for (std::size_t i = 0; i < v.size(); ++i) ref_scatter[static_cast<std::size_t>(perm[i])] = v[i];
+    // inverse_permutation: the position of each target, in the indices' type.
+    std::vector<std::int64_t> ref_inverse(v.size());
+    std::vector<std::int32_t> ref_inverse32(v.size());
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      ref_inverse[static_cast<std::size_t>(perm[i])] = static_cast<std::int64_t>(i);
+      ref_inverse32[static_cast<std::size_t>(perm[i])] = static_cast<std::int32_t>(i);
+    }
+    array<std::int32_t> p32(std::vector<std::int32_t>(perm.begin(), perm.end()));
     // permute_default with repeated targets: the later position wins.
     std::vector<std::int64_t> defaults(static_cast<std::size_t>(n), -7);
     auto targets = n ? random_ints(rng, n / 2 + 3, 0, n - 1) : std::vector<std::int64_t>{};
@@ -186,6 +198,8 @@ TEST_CASE("bpermute, permute and permute_default match the reference") {
       CHECK(vseg::to_vector(vseg::bpermute_unchecked(xs, g)) == ref_gather);
       CHECK(vseg::to_vector(vseg::permute(xs, p)) == ref_scatter);
       CHECK(vseg::to_vector(vseg::permute_unchecked(xs, p)) == ref_scatter);
+      CHECK(vseg::to_vector(vseg::inverse_permutation(p)) == ref_inverse);
+      CHECK(vseg::to_vector(vseg::inverse_permutation(p32)) == ref_inverse32);
       CHECK(vseg::to_vector(vseg::permute_default(array<std::int64_t>(defaults),
                                                   array<std::int64_t>(values),
                                                   array<std::int64_t>(targets))) == ref_default);
@@ -257,6 +271,16 @@ TEST_CASE("permutes reject bad indices with the position and the value") {
                        doctest::Contains("index 5 at position 1 outside [0, 3)"),
                        std::out_of_range);
   CHECK_THROWS_AS(vseg::permute(xs, array<std::int64_t>{0, 1}), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(vseg::inverse_permutation(array<int>{1, 2, 1}),
+                       doctest::Contains("inverse_permutation: index 1 at position 2 repeats"), std::out_of_range);
+  CHECK_THROWS_WITH_AS(vseg::inverse_permutation(array<int>{0, -4}),
+                       doctest::Contains("inverse_permutation: index -4 at position 1 outside [0, 2)"),
+                       std::out_of_range);
+  // Large enough for the parallel scatter: the first bad position is named.
+  auto shifted = vseg::tabulate(100'000, [](std::int64_t i) { return static_cast<int>(i < 66'666 ? i : i + 1); });
+  CHECK_THROWS_WITH_AS(vseg::inverse_permutation(shifted), doctest::Contains("index 100000 at position 99999 outside"),
+                       std::out_of_range);
+  CHECK(vseg::inverse_permutation(array<int>{}).size() == 0);
   CHECK_THROWS_WITH_AS(vseg::permute_default(xs, array<int>{1}, array<std::int64_t>{9}),
                        doctest::Contains("permute_default: index 9"), std::out_of_range);
   // The first bad position is reported even when many are bad, in parallel.

@@ -166,6 +166,19 @@ class array {
     return owner_ != nullptr && owner_ == other.owner_;
   }
 
+  // The elements as writable memory when nothing else can see them: this
+  // array came from a buffer (freeze) and is its only owner. Otherwise an
+  // empty span. For a holder of the only reference that wants to update a
+  // value in place instead of copying it (the VCODE interpreter: REPLACE
+  // and element-wise ops on an operand nothing else holds). The count is
+  // exact only while no other thread copies or drops this array.
+  std::span<T> writable_if_unique() noexcept {
+    if (!from_buffer_ || owner_.use_count() != 1) return {};
+    // Not a cast away of real constness: buffer allocated the elements as
+    // non-const T; only the array's interface is read-only.
+    return {const_cast<T*>(data_), static_cast<std::size_t>(size_)};
+  }
+
   // An array over storage owned by `owner`; for adapters that hand vseg
   // memory they already hold (the owner keeps it alive).
   static array adopt(std::shared_ptr<const void> owner, const T* data, std::int64_t size) {
@@ -190,6 +203,9 @@ class array {
   std::shared_ptr<const void> owner_;
   const T* data_ = nullptr;
   std::int64_t size_ = 0;
+  // The owner is a buffer's storage (mutable T's), not memory adopted from
+  // elsewhere, which may be read-only.
+  bool from_buffer_ = false;
 };
 
 template <class T>
@@ -199,6 +215,7 @@ array<T> buffer<T>::freeze() && {
   result.data_ = storage_.get();
   result.size_ = size_;
   result.owner_ = std::move(storage_);
+  result.from_buffer_ = true;
   size_ = 0;
   return result;
 }

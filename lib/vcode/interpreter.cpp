@@ -334,6 +334,12 @@ class machine {
           using X = std::remove_cvref_t<decltype(x)>;
           if constexpr (std::is_same_v<X, int_vec> || std::is_same_v<X, bool_vec> || std::is_same_v<X, float_vec>) {
             check_room(detail::words_for<typename X::value_type>(n), words_ - entry->words());
+            if constexpr (std::is_same_v<X, int_vec>) {
+              if (entry->step != 0) {
+                v = value{vseg::iota<std::int32_t>(n, x[0], entry->step)};
+                return;
+              }
+            }
             v = value{vseg::fill(n, x[0])};
           }
         },
@@ -343,11 +349,12 @@ class machine {
   }
 
   // The scalar of a splat argument of kind T, or nullptr when the argument
-  // is not a splat (or not of that kind: arg() reports the error).
+  // is not a splat of one value (or not of that kind: arg() reports the
+  // error).
   template <class T>
   const T* splat_scalar(std::size_t depth) const {
     const value& v = at(depth);
-    if (v.splat < 0) return nullptr;
+    if (v.splat < 0 || v.step != 0) return nullptr;
     const auto* a = std::get_if<typename vec_of<T>::type>(&v.v);
     return a == nullptr ? nullptr : a->data();
   }
@@ -522,25 +529,22 @@ class machine {
   // --- Element-wise operations. ---
 
   // The storage of a stack entry when a result of n U's may overwrite it:
-  // no other entry shares the value, and the value holds a whole buffer this
-  // interpreter allocated (see value::owned) that no other value or array
-  // shares. Otherwise an empty span.
+  // no other entry shares the value, and its vector is the only owner of a
+  // buffer (array::writable_if_unique), so nothing else can see the write.
+  // Otherwise an empty span.
   template <class U>
   static std::span<U> reusable(const slot& entry, std::int64_t n) {
-    const value& v = *entry;
-    const auto* a = std::get_if<array<U>>(&v.v);
-    if (entry->use_count() != 1 || a == nullptr || !v.owned || v.owned.use_count() != 2 ||
-        a->data() != v.owned.get() || a->size() != n)
-      return {};
-    return {static_cast<U*>(v.owned.get()), static_cast<std::size_t>(n)};
+    value& v = *entry;
+    auto* a = std::get_if<array<U>>(&v.v);
+    if (entry->use_count() != 1 || a == nullptr || v.splat >= 0 || a->size() != n) return {};
+    return a->writable_if_unique();
   }
 
   // An element-wise result of n U's, computed by fill(span) into the storage
-  // of one of the arguments when it is reusable, else into a new buffer the
-  // interpreter owns (so that the next op may reuse it). Chains of element-
-  // wise ops (black-scholes: 3,000 of them over 10M elements) then run in a
-  // few warm buffers instead of allocating and faulting in one per op, and
-  // write to lines they have just read.
+  // of one of the arguments when it is reusable, else into a new buffer.
+  // Chains of element-wise ops (black-scholes: 3,000 of them over 10M
+  // elements) then run in a few warm buffers instead of allocating and
+  // faulting in one per op, and write to lines they have just read.
   // `depths` are the stack depths of the arguments that may be reused.
   template <class U, class Fill>
   slot elementwise_result(std::int64_t n, std::initializer_list<std::size_t> depths, Fill&& fill) {
@@ -552,21 +556,9 @@ class machine {
         return entry;
       }
     }
-    auto [result, out] = owned_vector<U>(n);
-    fill(out);
-    return result;
-  }
-
-  // A new vector of n U's in a buffer this interpreter owns (value::owned),
-  // so that a later op may write it in place; its elements are left for the
-  // caller to write through `out`.
-  template <class U>
-  static std::pair<slot, std::span<U>> owned_vector(std::int64_t n) {
-    std::shared_ptr<U[]> storage = std::make_shared_for_overwrite<U[]>(static_cast<std::size_t>(n));
-    const std::span<U> out(storage.get(), static_cast<std::size_t>(n));
-    auto result = make_slot(array<U>::adopt(storage, storage.get(), n));
-    result->owned = std::move(storage);
-    return {std::move(result), out};
+    auto out = buffer<U>::for_overwrite(n);
+    fill(out.span());
+    return make_slot(std::move(out).freeze());
   }
 
   template <class T, class F>
@@ -719,12 +711,40 @@ class machine {
 
   template <class T>
   void permute() {  // data index segd
+    if constexpr (std::is_same_v<T, std::int32_t>) {
+      if (permute_positions()) return;
+    }
     const auto& data = vec<T>(3, 1);
     const int_vec& index = ints(3, 2);
     const segd& s = segdes(3, 3);
     same_length(data.size(), index.size(), "the data", "the indices");
     covers(s, data.size(), "the data");
     finish(3, wrap_value(vseg::permute_s(s, data, index)));
+  }
+
+  // PERMUTE of INDEX's positions x, x + step, ... over one segment: the
+  // inverse permutation of the index, scaled, without writing or reading the
+  // positions. False (nothing done) for any other data.
+  bool permute_positions() {
+    need(3);
+    const value& data = at(2);
+    if (data.splat < 0 || data.step == 0 || data.which() != value::int_) return false;
+    const int_vec& index = ints(3, 2);
+    const segd& s = segdes(3, 3);
+    if (s.segments() != 1) return false;
+    same_length(data.length(), index.size(), "the data", "the indices");
+    covers(s, index.size(), "the data");
+    const std::int32_t first = std::get<int_vec>(data.v)[0];
+    const std::int32_t step = data.step;
+    int_vec inverse = vseg::inverse_permutation(index);
+    if (first != 0 || step != 1) {
+      // Position i holds first + inverse[i] * step, wrapping: in place, as
+      // the inverse is this op's own buffer.
+      const auto out = inverse.writable_if_unique();
+      vseg::map_into([first, step](std::int32_t q) { return wrap(bits(first) + bits(q) * bits(step)); }, inverse, out);
+    }
+    finish(3, wrap_value(std::move(inverse)));
+    return true;
   }
 
   template <class T>
@@ -813,16 +833,18 @@ class machine {
     same_length(s.segments(), values.size(), "the descriptor's segments", "the values");
     const slot& target = stack_[stack_.size() - 4];
     if (auto storage = reusable<T>(target, data.size()); storage.data() != nullptr) {
-      // The only reference: write in place (vseg's replace_s_into).
+      // The only reference: write in place (vseg's replace_s_into), as
+      // NESL's vinterp does, so a loop of REPLACEs is O(1) per step, not O(n).
       vseg::replace_s_into(s, storage, index, values);
       target->descriptor.reset();  // the contents changed: no cache holds
       return finish(4, slot(target));
     }
-    // Shared: copy once into a buffer this interpreter owns, then replace.
-    auto [result, out] = owned_vector<T>(data.size());
+    // Shared: copy once into a new buffer, then replace; the copy is the
+    // only reference, so the next REPLACE of it is in place.
+    auto out = buffer<T>::for_overwrite(data.size());
     std::copy(data.begin(), data.end(), out.begin());
-    vseg::replace_s_into(s, out, index, values);
-    finish(4, std::move(result));
+    vseg::replace_s_into(s, out.span(), index, values);
+    finish(4, wrap_value(std::move(out).freeze()));
   }
 
   template <class T>
@@ -1144,6 +1166,13 @@ void machine::execute(const instruction& ins) {
       same_length(s.segments(), start.size(), "the descriptor's segments", "the starts");
       same_length(s.segments(), stride.size(), "the descriptor's segments", "the strides");
       room_for<i32>(3, s.elements());
+      // One big segment: a splat with a step, written out only if some
+      // operation other than PERMUTE reads it.
+      if (s.segments() == 1 && s.elements() >= splat_min) {
+        value v = make_splat<i32>(start[0], s.elements());
+        v.step = stride[0];
+        return finish(3, std::move(v));
+      }
       return finish(3, wrap_value(vseg::iota_s(s, start, stride)));
     }
 

@@ -35,12 +35,6 @@ using pair_ptr = std::shared_ptr<const pair_value>;
 // own counts).
 struct value : boost::intrusive_ref_counter<value, boost::thread_unsafe_counter> {
   std::variant<int_vec, bool_vec, float_vec, segd, pair_ptr> v;
-  // Set only for a vector whose buffer the interpreter allocated itself
-  // (machine::owned_vector, a buffer it may write to): the buffer's second
-  // owner besides the array. While owned.use_count() == 2 no other value shares the buffer, so
-  // REPLACE may update it in place, as NESL's vinterp does for a vector with
-  // one reference; this keeps a loop of REPLACEs O(1) per step, not O(n).
-  std::shared_ptr<void> owned;
   // Two caches between a descriptor and its lengths as VCODE INTs, both
   // sound because arrays never change: a descriptor made by MAKE_SEGDES
   // keeps the INT vector it was made from (`lengths`), so LENGTHS is O(1);
@@ -50,12 +44,16 @@ struct value : boost::intrusive_ref_counter<value, boost::thread_unsafe_counter>
   // segments).
   int_vec lengths;
   std::shared_ptr<const segd> descriptor;
-  // A splat: when >= 0, the vector holds one element and the value is that
-  // element repeated `splat` times. DIST of a scalar over a big vector
-  // (black-scholes: 59 constants over 10M elements) makes one; element-wise
-  // ops use the scalar, and any other reader materialises the vector first
+  // A splat: when >= 0, the vector holds one element x and the value is
+  // `splat` elements x, x + step, x + 2 step, ... (INT arithmetic wraps).
+  // DIST of a scalar over a big vector makes one with step 0 (black-scholes:
+  // 59 constants over 10M elements), and element-wise ops use the scalar;
+  // INDEX over one big segment makes one with its stride (radix: the
+  // positions 0..n-1, which PERMUTE turns into an inverse permutation
+  // without reading them). Any other reader materialises the vector first
   // (machine::arg). Never set on a pair's parts.
   std::int64_t splat = -1;
+  std::int32_t step = 0;
 
   value() = default;
   // A value holding x (a vector, a descriptor or a pair).

@@ -1,5 +1,5 @@
-// Permutations: bpermute (gather), permute (scatter) and permute_default
-// (scatter over a default array). O(n) work each.
+// Permutations: bpermute (gather), permute (scatter), inverse_permutation
+// and permute_default (scatter over a default array). O(n) work each.
 //
 // The checked forms verify every index and throw std::out_of_range naming the
 // first offending position and value; the *_unchecked forms skip the checks
@@ -146,8 +146,8 @@ constexpr bool plain_atomic_store() {
 // each mark; a store of an enum aliases only that enum.
 enum class scatter_mark : std::uint8_t { unset = 0, set = 1 };
 
-template <class T, class Targets>
-bool scatter_marked(const Targets& targets, std::int64_t n, const T* in, T* o) {
+template <class T, class Targets, class In>
+bool scatter_marked(const Targets& targets, std::int64_t n, In in, T* o) {
   auto marks = buffer<scatter_mark>::filled(n, scatter_mark::unset);
   scatter_mark* mark = marks.data();
   // Captured by value, so each() can keep the pointers in registers.
@@ -172,8 +172,8 @@ bool scatter_marked(const Targets& targets, std::int64_t n, const T* in, T* o) {
 // targets. Targets whose enumeration is costly (segment_targets: a merge
 // path walk per segment) are recorded in the first pass, and the second
 // reads them back in a flat loop.
-template <class P, class T, class Targets>
-bool scatter_distinct_with(const Targets& targets, std::int64_t n, const T* in, T* o) {
+template <class P, class T, class Targets, class In>
+bool scatter_distinct_with(const Targets& targets, std::int64_t n, In in, T* o) {
   auto pos = buffer<P>::for_overwrite(n);
   P* p = pos.data();
   std::atomic<bool> repeated{false};
@@ -202,8 +202,8 @@ bool scatter_distinct_with(const Targets& targets, std::int64_t n, const T* in, 
   return !repeated.load();
 }
 
-template <class T, class Targets>
-bool scatter_distinct(const Targets& targets, std::int64_t n, const T* in, T* o) {
+template <class T, class Targets, class In>
+bool scatter_distinct(const Targets& targets, std::int64_t n, In in, T* o) {
   if constexpr (plain_atomic_store<T>()) {
     return scatter_marked(targets, n, in, o);
   } else {
@@ -233,9 +233,10 @@ void scatter_last_wins(const Targets& targets, std::int64_t n, const T* in, T* o
 
 // A permutation scatter: o[t] = in[i], every target of [0, n) exactly once.
 // Returns false when a target repeats (o is then partly written); an index
-// out of range is noted in the targets' first_bad.
-template <class T, class Targets>
-bool scatter_permutation(const Targets& targets, std::int64_t n, const T* in, T* o) {
+// out of range is noted in the targets' first_bad. `in` is a pointer to the
+// sources or anything else with in[i] (positions_as).
+template <class T, class Targets, class In>
+bool scatter_permutation(const Targets& targets, std::int64_t n, In in, T* o) {
   if (targets.sources() <= tuning::serial_cutoff) {
     std::vector<unsigned char> taken(static_cast<std::size_t>(n), 0);
     bool distinct = true;
@@ -283,32 +284,57 @@ array<element_t<R>> permute_unchecked(const R& xs, const Indices& indices) {
   return std::move(out).freeze();
 }
 
+namespace detail {
+
+// The sources of inverse_permutation: element i is i, as an I.
+template <class I>
+struct positions_as {
+  I operator[](std::int64_t i) const noexcept { return static_cast<I>(i); }
+};
+
+// result[indices[i]] = in[i] for i in [0, n), checked to be a permutation;
+// `op` names the caller in the errors.
+template <class T, class In, class Indices>
+array<T> permute_checked(const char* op, In in, const Indices& indices) {
+  const std::int64_t n = ssize(indices);
+  auto idx = as_span(indices);
+  first_bad bad;
+  const flat_targets<element_t<Indices>> targets{idx, n, &bad};
+  auto out = buffer<T>::for_overwrite(n);
+  const bool distinct = scatter_permutation(targets, n, in, out.data());
+  if (!distinct || bad.any()) {
+    // The failures are found again serially, so the first is named.
+    const std::int64_t out_of_range = bad.any() ? bad.position() : n;
+    const std::int64_t repeat = first_repeat(targets, n);
+    if (repeat >= 0 && repeat < out_of_range)
+      throw_out_of_range(op, "index ", static_cast<std::int64_t>(idx[static_cast<std::size_t>(repeat)]),
+                         " at position ", repeat, " repeats: the indices are not a permutation");
+    throw_out_of_range(op, "index ", static_cast<std::int64_t>(idx[static_cast<std::size_t>(out_of_range)]),
+                       " at position ", out_of_range, " outside [0, ", n, ")");
+  }
+  return std::move(out).freeze();
+}
+
+}  // namespace detail
+
 // result[indices[i]] = xs[i]: a scatter. Throws std::invalid_argument on a
 // size mismatch and std::out_of_range unless indices is a permutation of
 // [0, n), naming the first position whose index is out of range or repeats
 // an earlier one.
 template <contiguous_input R, contiguous_input Indices>
 array<element_t<R>> permute(const R& xs, const Indices& indices) {
-  using T = element_t<R>;
-  const std::int64_t n = detail::ssize(xs);
-  detail::check_same_size("permute", "xs", n, "indices", detail::ssize(indices));
-  auto idx = detail::as_span(indices);
-  detail::first_bad bad;
-  const detail::flat_targets<element_t<Indices>> targets{idx, n, &bad};
-  auto out = buffer<T>::for_overwrite(n);
-  const bool distinct = detail::scatter_permutation(targets, n, detail::as_span(xs).data(), out.data());
-  if (!distinct || bad.any()) {
-    // The failures are found again serially, so the first is named.
-    const std::int64_t out_of_range = bad.any() ? bad.position() : n;
-    const std::int64_t repeat = detail::first_repeat(targets, n);
-    if (repeat >= 0 && repeat < out_of_range)
-      detail::throw_out_of_range("permute", "index ", static_cast<std::int64_t>(idx[static_cast<std::size_t>(repeat)]),
-                                 " at position ", repeat, " repeats: the indices are not a permutation");
-    detail::throw_out_of_range("permute", "index ",
-                               static_cast<std::int64_t>(idx[static_cast<std::size_t>(out_of_range)]),
-                               " at position ", out_of_range, " outside [0, ", n, ")");
-  }
-  return std::move(out).freeze();
+  detail::check_same_size("permute", "xs", detail::ssize(xs), "indices", detail::ssize(indices));
+  return detail::permute_checked<element_t<R>>("permute", detail::as_span(xs).data(), indices);
+}
+
+// The inverse of a permutation: result[indices[i]] = i, in the indices'
+// type; permute(iota(n), indices) without reading an iota. Throws
+// std::out_of_range unless indices is a permutation of [0, n), naming the
+// first position whose index is out of range or repeats an earlier one.
+template <contiguous_input Indices>
+array<element_t<Indices>> inverse_permutation(const Indices& indices) {
+  using I = element_t<Indices>;
+  return detail::permute_checked<I>("inverse_permutation", detail::positions_as<I>{}, indices);
 }
 
 // A copy of defaults with result[indices[i]] = xs[i]; when an index repeats,

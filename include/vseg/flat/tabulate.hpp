@@ -32,11 +32,20 @@ auto tabulate(std::int64_t n, F&& f) {
   return std::move(out).freeze();
 }
 
-// [start, start + stride, ..., start + (n-1) * stride].
+// [start, start + stride, ..., start + (n-1) * stride]. Integer arithmetic
+// wraps modulo 2^bits (it is done in the unsigned type, as in iota_s), so a
+// long sequence of a narrow type is defined.
 template <class T = std::int64_t>
 array<T> iota(std::int64_t n, T start = T(0), T stride = T(1)) {
   if (n < 0) detail::throw_invalid("iota", "negative size ", n);
-  return tabulate(n, [=](std::int64_t i) { return static_cast<T>(start + static_cast<T>(i) * stride); });
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    using U = std::make_unsigned_t<T>;
+    const U first = static_cast<U>(start);
+    const U step = static_cast<U>(stride);
+    return tabulate(n, [=](std::int64_t i) { return static_cast<T>(static_cast<U>(first + static_cast<U>(i) * step)); });
+  } else {
+    return tabulate(n, [=](std::int64_t i) { return static_cast<T>(start + static_cast<T>(i) * stride); });
+  }
 }
 
 // n copies of value.
