@@ -200,6 +200,7 @@ TEST_CASE("bpermute, permute and permute_default match the reference") {
       CHECK(vseg::to_vector(vseg::permute_unchecked(xs, p)) == ref_scatter);
       CHECK(vseg::to_vector(vseg::inverse_permutation(p)) == ref_inverse);
       CHECK(vseg::to_vector(vseg::inverse_permutation(p32)) == ref_inverse32);
+      CHECK(vseg::to_vector(vseg::inverse_permutation_unchecked(p)) == ref_inverse);
       CHECK(vseg::to_vector(vseg::permute_default(array<std::int64_t>(defaults),
                                                   array<std::int64_t>(values),
                                                   array<std::int64_t>(targets))) == ref_default);

@@ -54,6 +54,18 @@ struct value : boost::intrusive_ref_counter<value, boost::thread_unsafe_counter>
   // (machine::arg). Never set on a pair's parts.
   std::int64_t splat = -1;
   std::int32_t step = 0;
+  // An INT vector known to be a permutation of [0, its length): a PERMUTE
+  // over one segment checked it as its index, or it is an inverse
+  // permutation. A later PERMUTE by it skips the check (radix permutes its
+  // data and its positions by one rank, and then by the inverse). Sound
+  // because a value changes only when written in place (written_in_place).
+  bool permutation = false;
+
+  // The contents were overwritten: the caches above no longer hold.
+  void written_in_place() noexcept {
+    descriptor.reset();
+    permutation = false;
+  }
 
   value() = default;
   // A value holding x (a vector, a descriptor or a pair).

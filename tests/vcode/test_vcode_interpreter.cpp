@@ -334,6 +334,18 @@ TEST_CASE("run: INDEX over a big segment is a lazy sequence, and PERMUTE of it a
   CHECK(line == 13);
   CHECK_THROWS_WITH_AS(run_text(main_of(seg + lazy_iota + "CONST INT (1 0)\nCOPY 1 2\nPERMUTE INT\n")),
                        doctest::Contains("vector length mismatch: the data has 70000 elements, the indices has 2"), error);
+  // An index once checked is known to be a permutation (value::permutation)
+  // until it is written in place: here P * 0, after which the next PERMUTE
+  // by it must find the repeat again.
+  const std::string by_p = "COPY 1 1\nCOPY 1 1\nCOPY 1 5\nPERMUTE INT\n";  // S I Y P Y'
+  const std::string times_zero = "CONST INT 0\nCOPY 1 4\nDIST INT\n* INT\n";
+  const auto again = run_text(main_of(seg + lazy_iota + lazy_seq + perm + by_p + "POP 1 0\n" + by_p));
+  CHECK(again.out == run_text(main_of(seg + real_iota + real_seq + perm + by_p + "POP 1 0\n" + by_p)).out);
+  CHECK_THROWS_WITH_AS(run_text(main_of(seg + lazy_iota + lazy_seq + perm + by_p + "POP 1 0\n" + times_zero + by_p)),
+                       doctest::Contains("index 0 at position 1 repeats"), error);
+  CHECK_THROWS_WITH_AS(run_text(main_of(seg + lazy_iota + lazy_seq + perm + inverse + "POP 1 0\n" + times_zero +
+                                        "COPY 1 2\nCOPY 1 1\nCOPY 1 5\nPERMUTE INT\n")),
+                       doctest::Contains("index 0 at position 1 repeats"), error);
 }
 
 TEST_CASE("run: an element-wise op writes over an operand only when nothing else holds it") {

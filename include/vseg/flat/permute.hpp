@@ -337,6 +337,20 @@ array<element_t<Indices>> inverse_permutation(const Indices& indices) {
   return detail::permute_checked<I>("inverse_permutation", detail::positions_as<I>{}, indices);
 }
 
+// inverse_permutation without the checks: indices must be a permutation of
+// [0, n).
+template <contiguous_input Indices>
+array<element_t<Indices>> inverse_permutation_unchecked(const Indices& indices) {
+  using I = element_t<Indices>;
+  auto idx = detail::as_span(indices);
+  auto out = buffer<I>::for_overwrite(detail::ssize(indices));
+  I* o = out.data();
+  detail::parallel_for(detail::ssize(indices), [&](std::int64_t lo, std::int64_t hi) {
+    for (std::int64_t i = lo; i < hi; ++i) o[static_cast<std::size_t>(idx[i])] = static_cast<I>(i);
+  });
+  return std::move(out).freeze();
+}
+
 // A copy of defaults with result[indices[i]] = xs[i]; when an index repeats,
 // the value at the later position wins (deterministically). Throws
 // std::invalid_argument on a size mismatch, std::out_of_range for an index
