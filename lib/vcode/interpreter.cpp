@@ -744,18 +744,26 @@ class machine {
     const std::int32_t first = std::get<int_vec>(data.v)[0];
     const std::int32_t step = data.step;
     value& index_value = *stack_[stack_.size() - 2];
-    int_vec inverse = index_value.permutation ? vseg::inverse_permutation_unchecked(index)
-                                              : vseg::inverse_permutation(index);
+    // An index that is itself an inverse permutation keeps the permutation
+    // it inverted (value::inverse): that is its inverse, shared, not
+    // recomputed.
+    int_vec inverse = index_value.inverse.size() == index.size() ? index_value.inverse
+                      : index_value.permutation                  ? vseg::inverse_permutation_unchecked(index)
+                                                                 : vseg::inverse_permutation(index);
     index_value.permutation = true;
     const bool plain = first == 0 && step == 1;
     if (!plain) {
-      // Position i holds first + inverse[i] * step, wrapping: in place, as
+      // Position i holds first + inverse[i] * step, wrapping: in place when
       // the inverse is this op's own buffer.
-      const auto out = inverse.writable_if_unique();
-      vseg::map_into([first, step](std::int32_t q) { return wrap(bits(first) + bits(q) * bits(step)); }, inverse, out);
+      const auto f = [first, step](std::int32_t q) { return wrap(bits(first) + bits(q) * bits(step)); };
+      if (const auto out = inverse.writable_if_unique(); out.data() != nullptr) vseg::map_into(f, inverse, out);
+      else inverse = vseg::map(f, inverse);
     }
     value result{std::move(inverse)};
-    result.permutation = plain;  // the inverse of a permutation is one
+    if (plain) {
+      result.permutation = true;  // the inverse of a permutation is one
+      result.inverse = index;
+    }
     finish(3, std::move(result));
     return true;
   }

@@ -60,11 +60,19 @@ struct value : boost::intrusive_ref_counter<value, boost::thread_unsafe_counter>
   // data and its positions by one rank, and then by the inverse). Sound
   // because a value changes only when written in place (written_in_place).
   bool permutation = false;
+  // For an inverse permutation (a PERMUTE of the positions 0, 1, ..., made
+  // by machine::permute_positions): the permutation it inverted, which is
+  // its own inverse. Inverting it again (radix: the rank, inverted twice)
+  // shares this array instead of scattering 1M elements into a new one.
+  // Keeps that array alive as long as this value lives, uncounted by -m,
+  // like `lengths` above.
+  int_vec inverse;
 
   // The contents were overwritten: the caches above no longer hold.
   void written_in_place() noexcept {
     descriptor.reset();
     permutation = false;
+    inverse = int_vec{};
   }
 
   value() = default;

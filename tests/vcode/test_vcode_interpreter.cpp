@@ -346,6 +346,12 @@ TEST_CASE("run: INDEX over a big segment is a lazy sequence, and PERMUTE of it a
   CHECK_THROWS_WITH_AS(run_text(main_of(seg + lazy_iota + lazy_seq + perm + inverse + "POP 1 0\n" + times_zero +
                                         "COPY 1 2\nCOPY 1 1\nCOPY 1 5\nPERMUTE INT\n")),
                        doctest::Contains("index 0 at position 1 repeats"), error);
+  // An inverse keeps the permutation it inverted (value::inverse), until
+  // written in place: Q * 0 inverted must find the repeat, not give P.
+  CHECK_THROWS_WITH_AS(run_text(main_of(seg + lazy_iota + lazy_seq + perm + inverse +
+                                        "CONST INT 0\nCOPY 1 5\nDIST INT\n* INT\n" +
+                                        "COPY 1 3\nCOPY 1 1\nCOPY 1 6\nPERMUTE INT\n")),
+                       doctest::Contains("index 0 at position 1 repeats"), error);
 }
 
 TEST_CASE("run: an element-wise op writes over an operand only when nothing else holds it") {
