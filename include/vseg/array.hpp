@@ -117,7 +117,7 @@ class array {
       auto owner = std::make_shared<std::vector<T>>(std::move(values));
       data_ = owner->data();
       size_ = static_cast<std::int64_t>(owner->size());
-      owner_ = std::move(owner);
+      owner_ = foreign(std::move(owner));
     }
   }
 
@@ -163,17 +163,18 @@ class array {
   // True when both arrays are slices of one buffer (nothing was copied
   // between them). Used by the tests that check work contracts.
   bool shares_buffer_with(const array& other) const noexcept {
-    return owner_ != nullptr && owner_ == other.owner_;
+    // One owner: neither orders before the other.
+    return owner_.use_count() != 0 && !owner_.owner_before(other.owner_) && !other.owner_.owner_before(owner_);
   }
 
   // The elements as writable memory when nothing else can see them: this
-  // array came from a buffer (freeze) and is its only owner. Otherwise an
+  // array came from a buffer (freeze) and is the buffer's only owner. Otherwise an
   // empty span. For a holder of the only reference that wants to update a
   // value in place instead of copying it (the VCODE interpreter: REPLACE
   // and element-wise ops on an operand nothing else holds). The count is
   // exact only while no other thread copies or drops this array.
   std::span<T> writable_if_unique() noexcept {
-    if (!from_buffer_ || owner_.use_count() != 1) return {};
+    if (owner_.get() == nullptr || owner_.use_count() != 1) return {};
     // Not a cast away of real constness: buffer allocated the elements as
     // non-const T; only the array's interface is read-only.
     return {const_cast<T*>(data_), static_cast<std::size_t>(size_)};
@@ -183,7 +184,7 @@ class array {
   // memory they already hold (the owner keeps it alive).
   static array adopt(std::shared_ptr<const void> owner, const T* data, std::int64_t size) {
     array result;
-    result.owner_ = std::move(owner);
+    result.owner_ = foreign(std::move(owner));
     result.data_ = data;
     result.size_ = size;
     return result;
@@ -200,12 +201,18 @@ class array {
     return std::move(b).freeze();
   }
 
+  // An owner of memory from elsewhere (adopt, a vector), which may be
+  // read-only: held with a null pointer (shared_ptr's aliasing constructor),
+  // so writable_if_unique refuses it.
+  static std::shared_ptr<const void> foreign(std::shared_ptr<const void> owner) noexcept {
+    return {std::move(owner), nullptr};
+  }
+
+  // Keeps the elements alive. For an array from a buffer (freeze) it points
+  // at the buffer's storage, mutable T's; for foreign memory it is null.
   std::shared_ptr<const void> owner_;
   const T* data_ = nullptr;
   std::int64_t size_ = 0;
-  // The owner is a buffer's storage (mutable T's), not memory adopted from
-  // elsewhere, which may be read-only.
-  bool from_buffer_ = false;
 };
 
 template <class T>
@@ -215,7 +222,6 @@ array<T> buffer<T>::freeze() && {
   result.data_ = storage_.get();
   result.size_ = size_;
   result.owner_ = std::move(storage_);
-  result.from_buffer_ = true;
   size_ = 0;
   return result;
 }
