@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstring>
 #include <numeric>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -256,6 +257,56 @@ TEST_CASE("extract_s and replace_s on equal segments check 32- and 64-bit indice
       CHECK_THROWS_AS(vseg::extract_s(s, xs, array<std::int64_t>(wide)), std::out_of_range);
     }
   });
+}
+
+TEST_CASE("extract_s and replace_s_into with one index k for every segment match the array of k's") {
+  for (auto& mix : standard_mixes(11)) {
+    INFO("mix = " << mix.name);
+    auto rng = seeded(13);
+    auto s = segd::from_lengths(array<std::int64_t>(mix.lengths));
+    auto data = random_ints(rng, s.elements(), -50, 50);
+    const std::int64_t shortest =
+        mix.lengths.empty() ? 0 : *std::min_element(mix.lengths.begin(), mix.lengths.end());
+    auto values = random_ints(rng, s.segments(), 100, 200);
+    for_each_thread_count([&](int) {
+      // Every k the shortest segment has, and the first it has not.
+      for (std::int64_t k : {std::int64_t{0}, shortest - 1, shortest, std::int64_t{-1}}) {
+        INFO("k = " << k);
+        const array<std::int64_t> ks(std::vector<std::int64_t>(static_cast<std::size_t>(s.segments()), k));
+        if (s.segments() == 0 || (k >= 0 && k < shortest)) {
+          CHECK(vseg::extract_s(s, array<std::int64_t>(data), k) == vseg::extract_s(s, array<std::int64_t>(data), ks));
+          std::vector<std::int64_t> by_k = data, by_ks = data;
+          vseg::replace_s_into(s, std::span<std::int64_t>(by_k), k, array<std::int64_t>(values));
+          vseg::replace_s_into(s, std::span<std::int64_t>(by_ks), ks, array<std::int64_t>(values));
+          CHECK(by_k == by_ks);
+          if (s.segments() > 0) CHECK(by_k != data);
+        } else {
+          // Named like the array form: the first segment without element k.
+          std::string message;
+          try {
+            vseg::extract_s(s, array<std::int64_t>(data), ks);
+          } catch (const std::out_of_range& e) {
+            message = e.what();
+          }
+          REQUIRE(!message.empty());
+          CHECK_THROWS_WITH_AS(vseg::extract_s(s, array<std::int64_t>(data), k), message.c_str(), std::out_of_range);
+          std::vector<std::int64_t> unchanged = data;
+          CHECK_THROWS_AS(vseg::replace_s_into(s, std::span<std::int64_t>(unchanged), k, array<std::int64_t>(values)),
+                          std::out_of_range);
+          CHECK(unchanged == data);
+        }
+      }
+    });
+  }
+  auto s = segd::from_lengths(array<std::int64_t>{2, 1});
+  std::vector<int> three{1, 2, 3};
+  CHECK_THROWS_WITH_AS(vseg::extract_s(s, array<int>(three), std::int64_t{1}),
+                       doctest::Contains("extract_s: index 1 outside segment 1 of length 1"), std::out_of_range);
+  CHECK_THROWS_WITH_AS(vseg::replace_s_into(s, std::span<int>(three), std::int64_t{2}, array<int>{7, 8}),
+                       doctest::Contains("replace_s: index 2 outside segment 0 of length 2"), std::out_of_range);
+  CHECK_THROWS_AS(vseg::replace_s_into(s, std::span<int>(three), std::int64_t{0}, array<int>{7}), std::invalid_argument);
+  vseg::replace_s_into(s, std::span<int>(three), std::int64_t{0}, array<int>{7, 8});
+  CHECK(three == std::vector<int>{7, 2, 8});
 }
 
 TEST_CASE("all_in_range compares at the index's width without wrapping") {

@@ -836,9 +836,15 @@ class machine {
   template <class T>
   void extract() {  // data index segd
     const auto& data = vec<T>(3, 1);
-    const int_vec& index = ints(3, 2);
     const segd& s = segdes(3, 3);
     covers(s, data.size(), "the data");
+    // A splat index (a DIST of one index: radix's 2,000 EXTRACTs) is used
+    // as that index, not written out.
+    if (const std::int32_t* k = splat_scalar<std::int32_t>(1)) {
+      same_length(s.segments(), at(1).length(), "the descriptor's segments", "the indices");
+      return finish(3, wrap_value(vseg::extract_s(s, data, std::int64_t{*k})));
+    }
+    const int_vec& index = ints(3, 2);
     same_length(s.segments(), index.size(), "the descriptor's segments", "the indices");
     finish(3, wrap_value(vseg::extract_s(s, data, index)));
   }
@@ -846,17 +852,23 @@ class machine {
   template <class T>
   void replace() {  // data index values segd
     const auto& data = vec<T>(4, 1);
-    const int_vec& index = ints(4, 2);
+    // A splat index is used as that index, not written out (as in EXTRACT).
+    const std::int32_t* k = splat_scalar<std::int32_t>(2);
+    const int_vec* index = k != nullptr ? nullptr : &ints(4, 2);
     const auto& values = vec<T>(4, 3);
     const segd& s = segdes(4, 4);
     covers(s, data.size(), "the data");
-    same_length(s.segments(), index.size(), "the descriptor's segments", "the indices");
+    same_length(s.segments(), at(2).length(), "the descriptor's segments", "the indices");
     same_length(s.segments(), values.size(), "the descriptor's segments", "the values");
+    const auto write = [&](std::span<T> out) {
+      if (k != nullptr) vseg::replace_s_into(s, out, std::int64_t{*k}, values);
+      else vseg::replace_s_into(s, out, *index, values);
+    };
     const slot& target = stack_[stack_.size() - 4];
     if (auto storage = reusable<T>(target, data.size()); storage.data() != nullptr) {
       // The only reference: write in place (vseg's replace_s_into), as
       // NESL's vinterp does, so a loop of REPLACEs is O(1) per step, not O(n).
-      vseg::replace_s_into(s, storage, index, values);
+      write(storage);
       target->written_in_place();
       return finish(4, slot(target));
     }
@@ -864,7 +876,7 @@ class machine {
     // only reference, so the next REPLACE of it is in place.
     auto out = buffer<T>::for_overwrite(data.size());
     std::copy(data.begin(), data.end(), out.begin());
-    vseg::replace_s_into(s, out.span(), index, values);
+    write(out.span());
     finish(4, wrap_value(std::move(out).freeze()));
   }
 

@@ -370,3 +370,40 @@ TEST_CASE("run: an element-wise op writes over an operand only when nothing else
   CHECK(sum(one_over_x + "+ INT\n" + one_over_x + "- INT\n") == sum(""));
   CHECK(sum(one_over_x + "+ INT\n") != sum(""));
 }
+
+TEST_CASE("run: EXTRACT and REPLACE use a splat index as one index for every segment") {
+  // 300 segments of 4; the index 2 as a DIST over 300 (a splat) and as a
+  // real vector (INDEX with stride 0 over two segments) must print the same.
+  const std::string data = "CONST INT 0\nCONST INT 1\nCONST SEGDES 1200\nINDEX\n";        // D = 0 .. 1199
+  const std::string seg = "CONST INT 4\nCONST SEGDES 300\nDIST INT\nMAKE_SEGDES\n";      // D S (300 x 4)
+  const auto index = [](int k) {
+    return std::make_pair("CONST INT " + std::to_string(k) + "\nCONST SEGDES 300\nDIST INT\n",
+                          "CONST INT (" + std::to_string(k) + " " + std::to_string(k) +
+                              ")\nCONST INT (0 0)\nCONST SEGDES (150 150)\nINDEX\n");
+  };
+  const auto [splat2, real2] = index(2);
+  // EXTRACT: data index segd -> D S K X
+  const std::string extract = "COPY 1 2\nCOPY 1 1\nCOPY 1 3\nEXTRACT INT\n";
+  const auto e_splat = run_text(main_of(data + seg + splat2 + extract));
+  CHECK(e_splat.out == run_text(main_of(data + seg + real2 + extract)).out);
+  CHECK(e_splat.out.substr(e_splat.out.rfind('(')).substr(0, 15) == "( 2 6 10 14 18 ");
+  // REPLACE: data index values segd -> D S K D'. D is still held below,
+  // so the first REPLACE writes a copy; the second (index 1, from a splat
+  // too) writes that copy in place, as its only reference.
+  const std::string values = "CONST INT -7\nCONST SEGDES 300\nDIST INT\n";
+  const std::string replace = "COPY 1 2\nCOPY 1 1\n" + values + "COPY 1 4\nREPLACE INT\n";
+  const std::string again = "CONST INT 1\nCONST SEGDES 300\nDIST INT\n" + values + "COPY 1 4\nREPLACE INT\n";
+  const auto r_splat = run_text(main_of(data + seg + splat2 + replace + again));
+  CHECK(r_splat.out == run_text(main_of(data + seg + real2 + replace + again)).out);
+  CHECK(r_splat.out.substr(r_splat.out.rfind('(')).substr(0, 20) == "( 0 -7 -7 3 4 -7 -7 ");
+  CHECK(r_splat.out.substr(0, 14) == "( 0 1 2 3 4 5 ");  // the original D, unchanged
+  // An index out of range names the line and the first short segment.
+  const auto [splat4, real4] = index(4);
+  CHECK_THROWS_WITH_AS(run_text(main_of(data + seg + splat4 + extract)),
+                       doctest::Contains("extract_s: index 4 outside segment 0 of length 4"), error);
+  CHECK_THROWS_WITH_AS(run_text(main_of(data + seg + splat4 + replace)),
+                       doctest::Contains("replace_s: index 4 outside segment 0 of length 4"), error);
+  // A splat of the wrong length is a length mismatch, as a vector is.
+  CHECK_THROWS_WITH_AS(run_text(main_of(data + seg + "CONST INT 1\nCONST SEGDES 299\nDIST INT\n" + extract)),
+                       doctest::Contains("vector length mismatch"), error);
+}

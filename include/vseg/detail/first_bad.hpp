@@ -54,4 +54,32 @@ bool all_in_range(const I* ix, std::int64_t lo, std::int64_t hi, std::int64_t n)
   return failed == 0;
 }
 
+// The index of every segment for extract_s and replace_s: the elements of
+// an array (index_list) or one index for all segments (index_repeated, VCODE's
+// EXTRACT by a DIST of one value). ix[j] is segment j's index;
+// all_in_range(lo, hi, each) says whether segments [lo, hi), all `each`
+// long, have their index in range.
+template <class I>
+struct index_list {
+  const I* ix;
+  std::int64_t operator[](std::int64_t j) const noexcept { return static_cast<std::int64_t>(ix[j]); }
+  bool all_in_range(std::int64_t lo, std::int64_t hi, std::int64_t each) const noexcept {
+    if constexpr (integer_index<I>) {
+      return detail::all_in_range(ix, lo, hi, each);
+    } else {
+      bool good = true;
+      for (std::int64_t j = lo; j < hi; ++j) good &= in_range((*this)[j], each);
+      return good;
+    }
+  }
+};
+
+struct index_repeated {
+  std::int64_t k;
+  std::int64_t operator[](std::int64_t) const noexcept { return k; }
+  bool all_in_range(std::int64_t lo, std::int64_t hi, std::int64_t each) const noexcept {
+    return lo >= hi || in_range(k, each);
+  }
+};
+
 }  // namespace vseg::detail

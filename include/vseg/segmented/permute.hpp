@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <span>
 #include <type_traits>
 
 #include "vseg/array.hpp"
@@ -221,29 +222,43 @@ array<element_t<R>> bpermute_flagged_s(const segd& src_segd, const R& src, const
 
 namespace detail {
 
-template <class Indices>
-void check_replace_indices(const segd& s, std::span<const Indices> idx) {
+// Throws std::out_of_range unless every segment's index ix[j] (index_list,
+// index_repeated) lies in its segment, naming the first that does not.
+template <class Ix>
+void check_replace_indices(const segd& s, Ix ix) {
   first_bad bad;
   with_layout(s, [&](const auto& layout) {
     // Branch-free over a chunk (it vectorises); the bad position is looked
     // for only when the chunk has one.
-    parallel_for(s.segments(), [&bad, lay = layout, ix = idx.data()](std::int64_t lo, std::int64_t hi) {
-      if constexpr (is_uniform_layout<std::remove_cvref_t<decltype(lay)>> && integer_index<std::remove_cv_t<Indices>>) {
-        if (all_in_range(ix, lo, hi, lay.each)) return;
+    parallel_for(s.segments(), [&bad, lay = layout, ix](std::int64_t lo, std::int64_t hi) {
+      if constexpr (is_uniform_layout<std::remove_cvref_t<decltype(lay)>>) {
+        if (ix.all_in_range(lo, hi, lay.each)) return;
       } else {
         bool all_good = true;
-        for (std::int64_t j = lo; j < hi; ++j) all_good &= in_range(static_cast<std::int64_t>(ix[j]), lay.length(j));
+        for (std::int64_t j = lo; j < hi; ++j) all_good &= in_range(ix[j], lay.length(j));
         if (all_good) return;
       }
       for (std::int64_t j = lo; j < hi; ++j)
-        if (!in_range(static_cast<std::int64_t>(ix[j]), lay.length(j))) return bad.note(j);
+        if (!in_range(ix[j], lay.length(j))) return bad.note(j);
     });
   });
   if (bad.any()) {
     const std::int64_t j = bad.position();
-    throw_out_of_range("replace_s", "index ", static_cast<std::int64_t>(idx[j]), " outside segment ", j,
-                       " of length ", s.length(j));
+    throw_out_of_range("replace_s", "index ", ix[j], " outside segment ", j, " of length ", s.length(j));
   }
+}
+
+// Element ix[j] of every segment j of `data` becomes v[j], in place.
+template <class T, class Ix, class V>
+void replace_by(const segd& s, std::span<T> data, Ix ix, const V* v) {
+  check_replace_indices(s, ix);
+  // One write per segment, to distinct positions: no two j collide.
+  // The pointers live in the chunk's locals (the stores may alias them).
+  with_layout(s, [&](const auto& layout) {
+    parallel_for(s.segments(), [lay = layout, o = data.data(), ix, v](std::int64_t lo, std::int64_t hi) {
+      for (std::int64_t j = lo; j < hi; ++j) o[lay.start(j) + ix[j]] = static_cast<T>(v[j]);
+    });
+  });
 }
 
 }  // namespace detail
@@ -256,17 +271,18 @@ void replace_s_into(const segd& s, std::span<T> data, const Indices& indices, co
   check_covers("replace_s", s, static_cast<std::int64_t>(data.size()));
   detail::check_same_size("replace_s", "segments", s.segments(), "indices", detail::ssize(indices));
   detail::check_same_size("replace_s", "segments", s.segments(), "values", detail::ssize(values));
-  auto idx = detail::as_span(indices);
-  auto val = detail::as_span(values);
-  detail::check_replace_indices(s, idx);
-  // One write per segment, to distinct positions: no two j collide.
-  // The pointers live in the chunk's locals (the stores may alias them).
-  detail::with_layout(s, [&](const auto& layout) {
-    detail::parallel_for(s.segments(), [lay = layout, o = data.data(), ix = idx.data(),
-                                        v = val.data()](std::int64_t lo, std::int64_t hi) {
-      for (std::int64_t j = lo; j < hi; ++j) o[lay.start(j) + static_cast<std::int64_t>(ix[j])] = static_cast<T>(v[j]);
-    });
-  });
+  using I = std::remove_cvref_t<element_t<Indices>>;
+  detail::replace_by(s, data, detail::index_list<I>{detail::as_span(indices).data()}, detail::as_span(values).data());
+}
+
+// In place: element k of every segment j of `data` becomes values[j],
+// without an array of k's. Throws as above, naming the first segment
+// shorter than k + 1.
+template <class T, contiguous_input V>
+void replace_s_into(const segd& s, std::span<T> data, std::int64_t k, const V& values) {
+  check_covers("replace_s", s, static_cast<std::int64_t>(data.size()));
+  detail::check_same_size("replace_s", "segments", s.segments(), "values", detail::ssize(values));
+  detail::replace_by(s, data, detail::index_repeated{k}, detail::as_span(values).data());
 }
 
 // A copy of data with element indices[j] of every segment j replaced by
