@@ -1,26 +1,36 @@
 // Throughput of vseg's flat and segmented primitives against the machine's
-// memory-bandwidth limits, with Thrust's TBB backend reduce_by_key beside the
-// segmented sum on the same data. The table and the traffic model are in
-// notes/bench-primitives.md; scripts/bench-primitives produces both.
+// memory-bandwidth limits, with Thrust's TBB backend reduce_by_key and a
+// hand-written oneTBB loop beside the segmented sum on the same data.
+// scripts/bench-primitives runs it and writes notes/bench-primitives.md,
+// where the method is explained.
 //
-// Every benchmark reports
-//   GB/s  the bytes its traffic model moves (STREAM convention: a byte read
-//         or written counts once; write-allocate reads are not counted),
-//         divided by the measured time;
-//   frac  the time the same traffic would take at the measured limits, over
-//         the measured time. Bytes read and written in the same pass are
-//         charged at the copy rate, the remaining reads at the read-only rate
-//         and the remaining writes at the fill rate; so frac = 1 means "as
-//         fast as streaming that traffic can be on this machine".
-// The limits are the best iterations of the bandwidth benchmarks, which run
-// first (a filtered run measures them on first use); each primitive's
-// iterations are paired with a read-only probe, which scales the limits to
-// the share of the machine the primitive had (the cores are shared).
+// Method, in short:
+// - Every benchmark is a group of contenders timed in interleaved rounds:
+//   each round runs every contender once, in an order that rotates from
+//   round to round, so a change of load (the machine is shared) hits every
+//   contender alike. The limits (read, copy, fill, and gather in the flat
+//   group) are contenders too: they are re-measured in every round, and each
+//   primitive is compared with the limits of its own round.
+// - A contender's traffic is a list of passes, each (bytes read, bytes
+//   written), counted from what the kernel actually touches. A uniform
+//   descriptor (every segment the same length) computes its starts and reads
+//   no descriptor memory; a listed one reads 16 bytes (start and length) per
+//   segment.
+// - The counters are, per contender, the median, min and max time over the
+//   rounds, and the medians over the rounds of GB/s (model bytes / time),
+//   of_read (GB/s over the read limit of the same round) and frac (the time
+//   the traffic takes at that round's limits, over the time).
+//
+//   bench_primitives [google benchmark flags]
+// Environment: VSEG_BENCH_ROUNDS (rounds per group, default 9),
+// VSEG_BENCH_THREADS (TBB threads, default every core), VSEG_BENCH_QUICK=1
+// (2^18 elements and 3 rounds: a smoke run that checks the contenders agree).
+// Exits with 1 if any contender disagrees with another.
 #include <benchmark/benchmark.h>
 #include <malloc.h>
 
 #include <algorithm>
-#include <atomic>
+#include <bit>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -33,8 +43,10 @@
 #include <vector>
 
 #include <tbb/blocked_range.h>
+#include <tbb/combinable.h>
 #include <tbb/global_control.h>
 #include <tbb/parallel_for.h>
+#include <tbb/parallel_reduce.h>
 #include <tbb/partitioner.h>
 #include <thrust/reduce.h>
 #include <thrust/system/tbb/execution_policy.h>
@@ -45,8 +57,18 @@ namespace {
 
 using clock_type = std::chrono::steady_clock;
 
-// Elements per array: 2^26 doubles = 512 MiB, about five times the 105 MiB L3.
-constexpr std::int64_t elements = std::int64_t{1} << 26;
+// Elements per array: 2^26 doubles = 512 MiB, about five times the 105 MiB
+// L3, so every pass streams from DRAM; 2^18 under VSEG_BENCH_QUICK.
+std::int64_t elements = std::int64_t{1} << 26;
+int rounds = 9;
+
+// Set when two contenders disagree; main's exit status.
+bool failed = false;
+
+void fail(benchmark::State& state, const std::string& what) {
+  failed = true;
+  state.SkipWithError(what.c_str());
+}
 
 // ---------------------------------------------------------------- helpers
 
@@ -69,67 +91,16 @@ void split(std::int64_t n, Body&& body) {
                     tbb::static_partitioner());
 }
 
-// [f(0), ..., f(n-1)], computed in parallel.
+// A vseg array [f(0), ..., f(n-1)], computed in parallel.
 template <class T, class F>
-std::vector<T> generate(std::int64_t n, F f) {
-  std::vector<T> v(static_cast<std::size_t>(n));
+vseg::array<T> generate(std::int64_t n, F f) {
+  auto b = vseg::buffer<T>::for_overwrite(n);
+  T* p = b.data();
   split(n, [&](std::int64_t lo, std::int64_t hi) {
-    for (std::int64_t i = lo; i < hi; ++i) v[static_cast<std::size_t>(i)] = f(i);
+    for (std::int64_t i = lo; i < hi; ++i) p[i] = f(i);
   });
-  return v;
+  return std::move(b).freeze();
 }
-
-std::uint64_t kernel_read(const double* p, std::int64_t n);
-
-// The read-only probe: an array of its own, read (untimed) before every
-// iteration of a primitive, so each primitive is compared with the bandwidth
-// the machine gave at the same moment (it is shared; see the notes).
-std::unique_ptr<std::vector<double>> probe_data;
-
-// Runs `op` once per benchmark iteration, timed with the wall clock (the work
-// runs on TBB's threads, so the calling thread's CPU time means nothing).
-// `op` returns whatever it built; it is destroyed inside the timed region, as
-// a caller's temporary would be. With `probe_rates`, the read-only rate just
-// before each iteration is appended to it (in GB/s).
-template <class Op>
-double run_timed(benchmark::State& state, Op op, std::vector<double>* times = nullptr,
-                 std::vector<double>* probe_rates = nullptr) {
-  double total = 0;
-  for (auto _ : state) {
-    if (probe_rates) {
-      const auto p0 = clock_type::now();
-      benchmark::DoNotOptimize(kernel_read(probe_data->data(), elements));
-      const double tp = std::chrono::duration<double>(clock_type::now() - p0).count();
-      probe_rates->push_back(static_cast<double>(elements) * sizeof(double) / tp / 1e9);
-    }
-    const auto t0 = clock_type::now();
-    {
-      auto result = op();
-      benchmark::DoNotOptimize(result);
-      benchmark::ClobberMemory();
-    }
-    const double t = std::chrono::duration<double>(clock_type::now() - t0).count();
-    state.SetIterationTime(t);
-    total += t;
-    if (times) times->push_back(t);
-  }
-  return total / static_cast<double>(state.iterations());
-}
-
-// ---------------------------------------------------------------- the limits
-
-// The streaming rates of this machine in GB/s (STREAM convention).
-struct limit_rates {
-  double read = 0;   // sum over one array
-  double copy = 0;   // a[i] = b[i]
-  double fill = 0;   // a[i] = v
-  double triad = 0;  // a[i] = b[i] + s * c[i]
-};
-
-struct limit_samples {
-  std::vector<double> read, copy, fill, triad;  // GB/s per iteration
-};
-limit_samples samples;
 
 double median(std::vector<double> v) {
   if (v.empty()) return 0;
@@ -138,52 +109,38 @@ double median(std::vector<double> v) {
   return v.size() % 2 ? v[k] : 0.5 * (v[k - 1] + v[k]);
 }
 
-// The arrays the bandwidth kernels stream: three of `elements` doubles.
-struct stream_arrays {
-  std::vector<double> a, b, c;
-};
-std::unique_ptr<stream_arrays> stream_data;
-
-// Every data set below is cached until a benchmark needs a different one, so
-// at most one large data set (plus the shared input) is alive at a time.
-std::function<void()> release_current;
-template <class D>
-D& cached(std::unique_ptr<D>& slot, std::function<std::unique_ptr<D>()> make) {
-  if (!slot) {
-    if (release_current) release_current();
-    slot = make();
-    release_current = [&slot] { slot.reset(); };
-  }
-  return *slot;
+// Whether a and b agree to 1e-9 relative (the contenders associate the sums
+// differently); reports the first difference.
+bool agree(benchmark::State& state, const char* what, const double* a, const double* b,
+           std::int64_t n) {
+  for (std::int64_t j = 0; j < n; ++j)
+    if (!(std::abs(a[j] - b[j]) <= 1e-9 * std::max(1.0, std::abs(b[j])))) {
+      fail(state, std::string(what) + " disagree at " + std::to_string(j) + ": " +
+                      std::to_string(a[j]) + " vs " + std::to_string(b[j]));
+      return false;
+    }
+  return true;
 }
 
-stream_arrays& stream() {
-  return cached<stream_arrays>(stream_data, [] {
-    auto d = std::make_unique<stream_arrays>();
-    d->a = generate<double>(elements, [](std::int64_t i) { return unit(3 * i); });
-    d->b = generate<double>(elements, [](std::int64_t i) { return unit(3 * i + 1); });
-    d->c = generate<double>(elements, [](std::int64_t i) { return unit(3 * i + 2); });
-    return d;
-  });
-}
+// ---------------------------------------------------------------- the limits
 
-// Sum of the words of an array, four independent accumulators per piece.
+// Sum of the words of an array, four independent integer accumulators per
+// piece, so it is bound by the loads, not by the adds.
 std::uint64_t kernel_read(const double* p, std::int64_t n) {
-  std::atomic<std::uint64_t> total{0};
+  tbb::combinable<std::uint64_t> total([] { return std::uint64_t{0}; });
   split(n, [&](std::int64_t lo, std::int64_t hi) {
-    const auto* w = reinterpret_cast<const std::uint64_t*>(p);
     std::uint64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
     std::int64_t i = lo;
     for (; i + 4 <= hi; i += 4) {
-      s0 += w[i];
-      s1 += w[i + 1];
-      s2 += w[i + 2];
-      s3 += w[i + 3];
+      s0 += std::bit_cast<std::uint64_t>(p[i]);
+      s1 += std::bit_cast<std::uint64_t>(p[i + 1]);
+      s2 += std::bit_cast<std::uint64_t>(p[i + 2]);
+      s3 += std::bit_cast<std::uint64_t>(p[i + 3]);
     }
-    for (; i < hi; ++i) s0 += w[i];
-    total += s0 + s1 + s2 + s3;
+    for (; i < hi; ++i) s0 += std::bit_cast<std::uint64_t>(p[i]);
+    total.local() += s0 + s1 + s2 + s3;
   });
-  return total.load();
+  return total.combine(std::plus<>{});
 }
 
 void kernel_copy(double* a, const double* b, std::int64_t n) {
@@ -198,239 +155,278 @@ void kernel_fill(double* a, double v, std::int64_t n) {
   });
 }
 
-void kernel_triad(double* a, const double* b, const double* c, double s, std::int64_t n) {
+// Sum of x[idx[i]]: the random-gather limit (streams idx, gathers x).
+double kernel_gather(const double* x, const std::int64_t* idx, std::int64_t n) {
+  tbb::combinable<double> total([] { return 0.0; });
   split(n, [&](std::int64_t lo, std::int64_t hi) {
-    for (std::int64_t i = lo; i < hi; ++i) a[i] = b[i] + s * c[i];
-  });
-}
-
-constexpr double gb = 1e9;
-constexpr double array_bytes = static_cast<double>(elements) * sizeof(double);
-
-// The bandwidth benchmarks: each records its per-iteration rate in `samples`.
-void report_rate(benchmark::State& state, double bytes, const std::vector<double>& times,
-                 std::vector<double>& into) {
-  for (double t : times) into.push_back(bytes / t / gb);
-  const double mean_t = std::accumulate(times.begin(), times.end(), 0.0) /
-                        static_cast<double>(times.size());
-  state.counters["GB/s"] = bytes / mean_t / gb;
-  state.counters["best"] = *std::max_element(into.begin(), into.end());
-}
-
-void bm_limit_read(benchmark::State& state) {
-  auto& d = stream();
-  std::vector<double> times;
-  run_timed(state, [&] { return kernel_read(d.a.data(), elements); }, &times);
-  report_rate(state, array_bytes, times, samples.read);
-}
-
-void bm_limit_copy(benchmark::State& state) {
-  auto& d = stream();
-  std::vector<double> times;
-  run_timed(state, [&] {
-    kernel_copy(d.a.data(), d.b.data(), elements);
-    return d.a[0];
-  }, &times);
-  report_rate(state, 2 * array_bytes, times, samples.copy);
-}
-
-void bm_limit_fill(benchmark::State& state) {
-  auto& d = stream();
-  std::vector<double> times;
-  double v = 0;
-  run_timed(state, [&] {
-    kernel_fill(d.a.data(), v += 1, elements);
-    return d.a[0];
-  }, &times);
-  report_rate(state, array_bytes, times, samples.fill);
-}
-
-void bm_limit_triad(benchmark::State& state) {
-  auto& d = stream();
-  std::vector<double> times;
-  run_timed(state, [&] {
-    kernel_triad(d.a.data(), d.b.data(), d.c.data(), 3.0, elements);
-    return d.a[0];
-  }, &times);
-  report_rate(state, 3 * array_bytes, times, samples.triad);
-}
-
-// The limits: the best of the recorded rates (on a shared machine the
-// fastest iteration is the one that had the machine to itself), measured now
-// if none were recorded.
-limit_rates limits() {
-  if (samples.read.empty() || samples.copy.empty() || samples.fill.empty()) {
-    // Arrays of its own: the cached data set may be in use by the caller.
-    auto a = generate<double>(elements, [](std::int64_t i) { return unit(5 * i); });
-    auto b = generate<double>(elements, [](std::int64_t i) { return unit(5 * i + 1); });
-    for (int k = 0; k < 7; ++k) {
-      auto t0 = clock_type::now();
-      benchmark::DoNotOptimize(kernel_read(a.data(), elements));
-      auto t1 = clock_type::now();
-      kernel_copy(a.data(), b.data(), elements);
-      auto t2 = clock_type::now();
-      kernel_fill(a.data(), 1.0 * k, elements);
-      auto t3 = clock_type::now();
-      samples.read.push_back(array_bytes / std::chrono::duration<double>(t1 - t0).count() / gb);
-      samples.copy.push_back(2 * array_bytes / std::chrono::duration<double>(t2 - t1).count() / gb);
-      samples.fill.push_back(array_bytes / std::chrono::duration<double>(t3 - t2).count() / gb);
+    double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    std::int64_t i = lo;
+    for (; i + 4 <= hi; i += 4) {
+      s0 += x[idx[i]];
+      s1 += x[idx[i + 1]];
+      s2 += x[idx[i + 2]];
+      s3 += x[idx[i + 3]];
     }
-  }
-  auto best = [](const std::vector<double>& v) {
-    return v.empty() ? 0.0 : *std::max_element(v.begin(), v.end());
-  };
-  return {best(samples.read), best(samples.copy), best(samples.fill), best(samples.triad)};
+    for (; i < hi; ++i) s0 += x[idx[i]];
+    total.local() += (s0 + s1) + (s2 + s3);
+  });
+  return total.combine(std::plus<>{});
 }
 
-// One pass of a kernel: bytes read and bytes written.
+// ---------------------------------------------------------------- the harness
+
+// One pass of a kernel over memory: bytes read and bytes written (STREAM
+// convention: each counts once; write-allocate reads are not counted).
 struct pass {
   double read;
   double written;
 };
 
-// A primitive's mean time per iteration and the probe rates beside it.
-struct measured {
-  double seconds;
-  std::vector<double> probe_rates;
+// What a contender is: a limit (its rate feeds the others' ratios) or a
+// kernel compared with them; a gather kernel is also compared with the
+// gather limit (of_gather).
+enum class role { read_limit, copy_limit, fill_limit, gather_limit, kernel, gather_kernel };
+
+struct contender {
+  std::string name;
+  role kind;
+  std::vector<pass> traffic;
+  std::function<void()> run;  // one timed run; results are freed inside it
+
+  double bytes() const {
+    double b = 0;
+    for (const pass& p : traffic) b += p.read + p.written;
+    return b;
+  }
 };
 
-// Times `op` per iteration, each after a read-only probe.
-template <class Op>
-measured run_probed(benchmark::State& state, Op op) {
-  if (!probe_data)
-    probe_data = std::make_unique<std::vector<double>>(
-        generate<double>(elements, [](std::int64_t i) { return unit(7 * i); }));
-  limits();  // measured before the first probe if no limit benchmark ran
-  measured m;
-  m.seconds = run_timed(state, op, nullptr, &m.probe_rates);
-  return m;
+// The time `traffic` takes at these rates (GB/s): in each pass the read
+// bytes paired with as many written ones go at the copy rate, the rest of
+// the reads at the read rate and the rest of the writes at the fill rate.
+double bound_seconds(const std::vector<pass>& traffic, double read, double copy, double fill) {
+  double t = 0;
+  for (const pass& p : traffic) {
+    const double paired = std::min(p.read, p.written);
+    t += 2 * paired / (copy * 1e9) + (p.read - paired) / (read * 1e9) +
+         (p.written - paired) / (fill * 1e9);
+  }
+  return t;
 }
 
-// Sets the counters of a kernel made of `passes`:
-//   GB/s   its bytes over its time;
-//   avail  the probe's read rate beside it over the read limit: the share of
-//          the machine's bandwidth the benchmark had (1 on an idle machine);
-//   frac   the time its traffic takes at the limits scaled by `avail`, over
-//          its time;
-//   of_read  GB/s over the read limit scaled by `avail`.
-void report_traffic(benchmark::State& state, const measured& run,
-                    std::initializer_list<pass> passes) {
-  const limit_rates lim = limits();
-  const double avail = std::min(1.0, median(run.probe_rates) / lim.read);
-  double bytes = 0, bound = 0;
-  for (const pass& p : passes) {
-    const double paired = std::min(p.read, p.written);
-    bytes += p.read + p.written;
-    bound += 2 * paired / (lim.copy * gb) + (p.read - paired) / (lim.read * gb) +
-             (p.written - paired) / (lim.fill * gb);
+// Times the contenders in interleaved rounds (one per benchmark iteration,
+// the order rotating) and sets, per contender c, the counters c_ms, c_min_ms,
+// c_max_ms (time) and c_gbs, c_of_read, c_frac, and for a gather kernel
+// c_of_gather (the gather limit's time over its own), each the median over
+// the rounds of the per-round figure; see the top of the file.
+void run_rounds(benchmark::State& state, const std::vector<contender>& cs) {
+  const std::size_t k = cs.size();
+  std::vector<std::vector<double>> times(k);
+  std::size_t round = 0;
+  for (auto _ : state) {
+    double total = 0;
+    for (std::size_t i = 0; i < k; ++i) {
+      const std::size_t c = (i + round) % k;
+      const auto t0 = clock_type::now();
+      cs[c].run();
+      const double t = std::chrono::duration<double>(clock_type::now() - t0).count();
+      times[c].push_back(t);
+      total += t;
+    }
+    ++round;
+    state.SetIterationTime(total);
   }
-  const double rate = bytes / run.seconds / gb;
-  state.counters["GB/s"] = rate;
-  state.counters["avail"] = avail;
-  state.counters["frac"] = bound / avail / run.seconds;
-  state.counters["of_read"] = rate / (lim.read * avail);
+  // Each limit's rate per round, in GB/s (0 when the group has none).
+  const auto rate_of = [&](role kind) {
+    std::vector<double> r(round, 0.0);
+    for (std::size_t c = 0; c < k; ++c)
+      if (cs[c].kind == kind)
+        for (std::size_t i = 0; i < round; ++i) r[i] = cs[c].bytes() / times[c][i] / 1e9;
+    return r;
+  };
+  const auto read = rate_of(role::read_limit), copy = rate_of(role::copy_limit),
+             fill = rate_of(role::fill_limit);
+  std::vector<double> gather_time(round, 0.0);
+  for (std::size_t c = 0; c < k; ++c)
+    if (cs[c].kind == role::gather_limit) gather_time = times[c];
+  for (std::size_t c = 0; c < k; ++c) {
+    const auto& t = times[c];
+    const std::string& n = cs[c].name;
+    std::vector<double> gbs, of_read, frac, of_gather;
+    for (std::size_t i = 0; i < round; ++i) {
+      gbs.push_back(cs[c].bytes() / t[i] / 1e9);
+      if (read[i] > 0) of_read.push_back(gbs.back() / read[i]);
+      if (read[i] > 0 && copy[i] > 0 && fill[i] > 0)
+        frac.push_back(bound_seconds(cs[c].traffic, read[i], copy[i], fill[i]) / t[i]);
+      if (gather_time[i] > 0) of_gather.push_back(gather_time[i] / t[i]);
+    }
+    state.counters[n + "_ms"] = median(t) * 1e3;
+    state.counters[n + "_min_ms"] = *std::min_element(t.begin(), t.end()) * 1e3;
+    state.counters[n + "_max_ms"] = *std::max_element(t.begin(), t.end()) * 1e3;
+    state.counters[n + "_gbs"] = median(gbs);
+    if (cs[c].kind == role::kernel || cs[c].kind == role::gather_kernel) {
+      if (!of_read.empty()) state.counters[n + "_of_read"] = median(of_read);
+      if (!frac.empty()) state.counters[n + "_frac"] = median(frac);
+    }
+    if (cs[c].kind == role::gather_kernel && !of_gather.empty())
+      state.counters[n + "_of_gather"] = median(of_gather);
+  }
+  state.counters["rounds"] = static_cast<double>(round);
+}
+
+// ---------------------------------------------------------------- shared data
+
+// The shared input: `elements` doubles in [0, 1), and a scratch array the
+// copy and fill limits write.
+std::unique_ptr<vseg::array<double>> input_data;
+std::unique_ptr<std::vector<double>> scratch_data;
+
+const vseg::array<double>& input() {
+  if (!input_data)
+    input_data = std::make_unique<vseg::array<double>>(
+        generate<double>(elements, [](std::int64_t i) { return unit(static_cast<std::uint64_t>(i)); }));
+  return *input_data;
+}
+
+// The read, copy and fill limits over the shared input, for a group's rounds.
+void add_stream_limits(std::vector<contender>& cs) {
+  if (!scratch_data) scratch_data = std::make_unique<std::vector<double>>(static_cast<std::size_t>(elements), 0.0);
+  const double* x = input().data();
+  double* a = scratch_data->data();
+  const double b = static_cast<double>(elements) * sizeof(double);
+  cs.push_back({"read", role::read_limit, {{b, 0}},
+                [x] { benchmark::DoNotOptimize(kernel_read(x, elements)); }});
+  cs.push_back({"copy", role::copy_limit, {{b, b}}, [a, x] {
+                  kernel_copy(a, x, elements);
+                  benchmark::ClobberMemory();
+                }});
+  cs.push_back({"fill", role::fill_limit, {{0, b}}, [a] {
+                  static double v = 0;
+                  kernel_fill(a, v += 1, elements);
+                  benchmark::ClobberMemory();
+                }});
+}
+
+// A contender that runs `op` and frees its result inside the timed region,
+// as a caller's temporary would be.
+template <class Op>
+std::function<void()> timed_result(Op op) {
+  return [op] {
+    auto result = op();
+    benchmark::DoNotOptimize(result);
+    benchmark::ClobberMemory();
+  };
 }
 
 // ---------------------------------------------------------------- flat primitives
 
-// The shared input of the vseg benchmarks: `elements` doubles in [0, 1).
-std::unique_ptr<vseg::array<double>> input_data;
-const vseg::array<double>& input() {
-  if (!input_data) {
-    auto b = vseg::buffer<double>::for_overwrite(elements);
-    double* p = b.data();
-    split(elements, [&](std::int64_t lo, std::int64_t hi) {
-      for (std::int64_t i = lo; i < hi; ++i) p[i] = unit(static_cast<std::uint64_t>(i));
-    });
-    input_data = std::make_unique<vseg::array<double>>(std::move(b).freeze());
+// reduce, scan, pack, expand and bpermute (a gather by random indices), with
+// the read, copy, fill and gather limits, interleaved.
+void bm_flat(benchmark::State& state) {
+  const auto& x = input();
+  const std::int64_t n = elements;
+  const double nb = static_cast<double>(n) * 8;
+  // pack: random flags, about half kept.
+  const auto flags = generate<bool>(n, [](std::int64_t i) { return (mix(~static_cast<std::uint64_t>(i)) & 1) != 0; });
+  const double kept = static_cast<double>(vseg::count_true(flags));
+  // expand: every count 16, n outputs. Equal counts give a uniform
+  // descriptor: one pass over the counts to check and sum them, no starts.
+  constexpr std::int64_t repeat = 16;
+  const std::int64_t m = n / repeat;
+  const double mb = static_cast<double>(m) * 8;
+  const auto counts = vseg::fill(m, repeat);
+  const auto values = generate<double>(m, [](std::int64_t i) { return unit(static_cast<std::uint64_t>(i) ^ 0xe7); });
+  const bool counts_uniform = vseg::segd::from_lengths(counts).uniform_length() >= 0;
+  const std::vector<pass> expand_traffic =
+      counts_uniform ? std::vector<pass>{{mb, 0}, {mb, nb}}
+                     // listed: check and sum, write the starts, then read
+                     // starts, lengths and values beside the output
+                     : std::vector<pass>{{mb, 0}, {mb, mb}, {3 * mb, nb}};
+  // bpermute and the gather limit: random indices into x.
+  const auto idx = generate<std::int64_t>(n, [n](std::int64_t i) {
+    return static_cast<std::int64_t>(mix(static_cast<std::uint64_t>(i) * 31) % static_cast<std::uint64_t>(n));
+  });
+
+  // Check the results against plain loops before timing.
+  {
+    double s = 0;
+    for (std::int64_t i = 0; i < n; ++i) s += x[i];
+    const double r = vseg::sum(x);
+    if (!agree(state, "reduce and a serial sum", &r, &s, 1)) return;
+    const auto g = vseg::bpermute(x, idx);
+    for (std::int64_t i = 0; i < n; ++i)
+      if (g[i] != x[idx[i]]) return fail(state, "bpermute differs from x[idx[i]] at " + std::to_string(i));
+    const auto e = vseg::expand(counts, values);
+    for (std::int64_t i = 0; i < n; ++i)
+      if (e[i] != values[i / repeat]) return fail(state, "expand differs at " + std::to_string(i));
   }
-  return *input_data;
-}
 
-constexpr double n_bytes = static_cast<double>(elements) * sizeof(double);
-
-void bm_reduce(benchmark::State& state) {
-  const auto& x = input();
-  const measured t = run_probed(state, [&] { return vseg::sum(x); });
-  report_traffic(state, t, {{n_bytes, 0}});
-}
-
-void bm_scan(benchmark::State& state) {
-  const auto& x = input();
-  const measured t = run_probed(state, [&] { return vseg::scan(x, vseg::plus<double>{}); });
+  std::vector<contender> cs;
+  add_stream_limits(cs);
+  const double* xp = x.data();
+  const std::int64_t* ip = idx.data();
+  cs.push_back({"gather", role::gather_limit, {{2 * nb, 0}},
+                [xp, ip, n] { benchmark::DoNotOptimize(kernel_gather(xp, ip, n)); }});
+  cs.push_back({"reduce", role::kernel, {{nb, 0}}, timed_result([&] { return vseg::sum(x); })});
   // Pass 1 reduces each block; pass 2 reads again and writes the prefixes.
-  report_traffic(state, t, {{n_bytes, 0}, {n_bytes, n_bytes}});
-}
-
-struct pack_data {
-  vseg::array<bool> flags;
-  std::int64_t kept = 0;
-};
-std::unique_ptr<pack_data> pack_set;
-
-void bm_pack(benchmark::State& state) {
-  const auto& x = input();
-  auto& d = cached<pack_data>(pack_set, [] {
-    auto d = std::make_unique<pack_data>();
-    auto b = vseg::buffer<bool>::for_overwrite(elements);
-    bool* f = b.data();
-    split(elements, [&](std::int64_t lo, std::int64_t hi) {
-      for (std::int64_t i = lo; i < hi; ++i) f[i] = (mix(~static_cast<std::uint64_t>(i)) & 1) != 0;
-    });
-    d->flags = std::move(b).freeze();
-    d->kept = vseg::count_true(d->flags);
-    return d;
-  });
-  const measured t = run_probed(state, [&] { return vseg::pack(x, d.flags); });
-  const double flag_bytes = static_cast<double>(elements);
-  const double kept_bytes = static_cast<double>(d.kept) * sizeof(double);
+  cs.push_back({"scan", role::kernel, {{nb, 0}, {nb, nb}},
+                timed_result([&] { return vseg::scan(x, vseg::plus<double>{}); })});
   // Pass 1 counts flags per block; pass 2 reads flags and data, writes the kept.
-  report_traffic(state, t, {{flag_bytes, 0}, {flag_bytes + n_bytes, kept_bytes}});
-}
-
-struct expand_data {
-  vseg::array<std::int64_t> counts;
-  vseg::array<double> values;
-};
-std::unique_ptr<expand_data> expand_set;
-constexpr std::int64_t expand_count = 16;
-
-void bm_expand(benchmark::State& state) {
-  auto& d = cached<expand_data>(expand_set, [] {
-    auto d = std::make_unique<expand_data>();
-    const std::int64_t m = elements / expand_count;
-    d->counts = vseg::fill(m, expand_count);
-    d->values = vseg::tabulate(m, [](std::int64_t i) { return unit(static_cast<std::uint64_t>(i)); });
-    return d;
-  });
-  const measured t = run_probed(state, [&] { return vseg::expand(d.counts, d.values); });
-  const double m_bytes = static_cast<double>(elements / expand_count) * 8;
-  // The descriptor: check the counts, then scan them in two passes into the
-  // starts. The fill: read counts, starts and values, write the output.
-  report_traffic(state, t,
-                 {{m_bytes, 0}, {m_bytes, 0}, {m_bytes, m_bytes}, {3 * m_bytes, n_bytes}});
+  const double fb = static_cast<double>(n);
+  cs.push_back({"pack", role::kernel, {{fb, 0}, {fb + nb, kept * 8}},
+                timed_result([&] { return vseg::pack(x, flags); })});
+  cs.push_back({"expand", role::kernel, expand_traffic,
+                timed_result([&] { return vseg::expand(counts, values); })});
+  // Reads the indices and gathers one double per index; writes the output.
+  cs.push_back({"bpermute", role::gather_kernel, {{2 * nb, nb}},
+                timed_result([&] { return vseg::bpermute(x, idx); })});
+  run_rounds(state, cs);
+  state.counters["elements"] = static_cast<double>(n);
 }
 
 // ---------------------------------------------------------------- segmented sum
 
-enum class shape { length_1, length_16, length_1024, giant, zipf };
+enum class shape { len1, len4, len16, len1024, giant, var1_4, var16_64, var512_2048, zipf };
 
 const char* shape_name(shape s) {
   switch (s) {
-    case shape::length_1: return "len1";
-    case shape::length_16: return "len16";
-    case shape::length_1024: return "len1024";
+    case shape::len1: return "len1";
+    case shape::len4: return "len4";
+    case shape::len16: return "len16";
+    case shape::len1024: return "len1024";
     case shape::giant: return "giant";
+    case shape::var1_4: return "var1-4";
+    case shape::var16_64: return "var16-64";
+    case shape::var512_2048: return "var512-2048";
     case shape::zipf: return "zipf";
   }
   return "?";
 }
 
-// Zipf(s = 1.2) lengths on [1, 2^20], drawn until they cover `elements`
-// (the last one cut short): many short segments holding few elements, a few
-// long ones holding most.
+// Lengths from draw(i), i = 0, 1, ..., until they cover `elements` (the
+// last one cut short).
+template <class Draw>
+std::vector<std::int64_t> lengths_covering(Draw draw) {
+  std::vector<std::int64_t> lengths;
+  std::int64_t covered = 0;
+  for (std::uint64_t i = 0; covered < elements; ++i) {
+    const std::int64_t len = std::min(draw(i), elements - covered);
+    lengths.push_back(len);
+    covered += len;
+  }
+  return lengths;
+}
+
+// Lengths uniform in [lo, hi].
+std::vector<std::int64_t> uniform_lengths(std::int64_t lo, std::int64_t hi) {
+  return lengths_covering([lo, hi](std::uint64_t i) {
+    return lo + static_cast<std::int64_t>(mix(i ^ 0x1e57) % static_cast<std::uint64_t>(hi - lo + 1));
+  });
+}
+
+// Zipf(s = 1.2) lengths on [1, 2^20] (at most `elements`): many short
+// segments holding few elements, a few long ones holding most.
 std::vector<std::int64_t> zipf_lengths() {
-  constexpr std::int64_t top = std::int64_t{1} << 20;
+  const std::int64_t top = std::min(std::int64_t{1} << 20, elements);
   constexpr double exponent = 1.2;
   std::vector<double> cdf(static_cast<std::size_t>(top));
   double acc = 0;
@@ -438,97 +434,163 @@ std::vector<std::int64_t> zipf_lengths() {
     acc += std::pow(static_cast<double>(k), -exponent);
     cdf[static_cast<std::size_t>(k - 1)] = acc;
   }
-  std::vector<std::int64_t> lengths;
-  std::int64_t covered = 0;
-  for (std::uint64_t i = 0; covered < elements; ++i) {
-    const double u = unit(i ^ 0x5eed) * acc;
-    auto it = std::upper_bound(cdf.begin(), cdf.end(), u);
-    std::int64_t len = std::min<std::int64_t>(1 + (it - cdf.begin()), top);
-    len = std::min(len, elements - covered);
-    lengths.push_back(len);
-    covered += len;
-  }
-  return lengths;
-}
-
-// A segment descriptor over the shared input, its keys for Thrust (int32
-// segment ids, the narrowest that fits: the least traffic Thrust can have)
-// and Thrust's outputs, allocated once.
-struct segmented_data {
-  shape kind;
-  vseg::segd s;
-  std::vector<std::int32_t> keys;
-  std::vector<std::int32_t> keys_out;
-  std::vector<double> values_out;
-};
-std::unique_ptr<segmented_data> segmented_set;
-
-segmented_data& segmented(shape kind) {
-  if (segmented_set && segmented_set->kind != kind) segmented_set.reset();
-  return cached<segmented_data>(segmented_set, [kind] {
-    auto d = std::make_unique<segmented_data>();
-    d->kind = kind;
-    switch (kind) {
-      case shape::length_1: d->s = vseg::segd::uniform(elements, 1); break;
-      case shape::length_16: d->s = vseg::segd::uniform(elements / 16, 16); break;
-      case shape::length_1024: d->s = vseg::segd::uniform(elements / 1024, 1024); break;
-      case shape::giant: d->s = vseg::segd::single(elements); break;
-      case shape::zipf: d->s = vseg::segd::from_lengths(vseg::array<std::int64_t>(zipf_lengths()));
-    }
-    const std::int64_t m = d->s.segments();
-    auto ids = vseg::segment_ids(d->s);
-    d->keys = generate<std::int32_t>(elements, [&](std::int64_t i) {
-      return static_cast<std::int32_t>(ids[i]);
-    });
-    d->keys_out.resize(static_cast<std::size_t>(m));
-    d->values_out.resize(static_cast<std::size_t>(m));
-    return d;
+  return lengths_covering([&](std::uint64_t i) {
+    const auto it = std::upper_bound(cdf.begin(), cdf.end(), unit(i ^ 0x5eed) * acc);
+    return std::min<std::int64_t>(1 + (it - cdf.begin()), top);
   });
 }
 
-// vseg::sum_s and thrust::reduce_by_key agree (up to rounding: they associate
-// differently); returns the largest relative difference.
-double disagreement(const segmented_data& d, const vseg::array<double>& mine) {
-  double worst = 0;
-  for (std::int64_t j = 0; j < d.s.segments(); ++j) {
-    const double a = mine[j], b = d.values_out[static_cast<std::size_t>(j)];
-    worst = std::max(worst, std::abs(a - b) / std::max(1.0, std::abs(b)));
+vseg::segd make_shape(shape kind) {
+  const auto listed = [](std::vector<std::int64_t> l) {
+    return vseg::segd::from_lengths(vseg::array<std::int64_t>(std::move(l)));
+  };
+  switch (kind) {
+    case shape::len1: return vseg::segd::uniform(elements, 1);
+    case shape::len4: return vseg::segd::uniform(elements / 4, 4);
+    case shape::len16: return vseg::segd::uniform(elements / 16, 16);
+    case shape::len1024: return vseg::segd::uniform(elements / 1024, 1024);
+    case shape::giant: return vseg::segd::single(elements);
+    case shape::var1_4: return listed(uniform_lengths(1, 4));
+    case shape::var16_64: return listed(uniform_lengths(16, 64));
+    case shape::var512_2048: return listed(uniform_lengths(512, 2048));
+    case shape::zipf: return listed(zipf_lengths());
   }
-  return worst;
+  return {};
 }
 
+// The hand-written segmented sum: what a good engineer writes with oneTBB
+// over an offsets array (off(j) = start of segment j, off(m) = n).
+//
+// Segments are cut into chunks of about hand_work elements + segments (a
+// segment is never split between chunks), so short and long segments are
+// balanced alike. A segment longer than hand_work is summed by a nested
+// parallel reduction (one giant segment would otherwise run on one core).
+// Every sum uses four independent partial sums, which takes the add latency
+// off the critical path of long segments, as vseg's fold does.
+constexpr std::int64_t hand_work = std::int64_t{1} << 16;
+
+// x[lo] + ... + x[hi - 1], four partial sums.
+double sum4(const double* x, std::int64_t lo, std::int64_t hi) {
+  double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  std::int64_t k = lo;
+  for (; k + 4 <= hi; k += 4) {
+    s0 += x[k];
+    s1 += x[k + 1];
+    s2 += x[k + 2];
+    s3 += x[k + 3];
+  }
+  for (; k < hi; ++k) s0 += x[k];
+  return (s0 + s1) + (s2 + s3);
+}
+
+// The chunk boundaries (segment numbers) of m segments with offsets off.
+template <class Offsets>
+std::vector<std::int64_t> segment_chunks(std::int64_t m, const Offsets& off) {
+  std::vector<std::int64_t> cut{0};
+  const std::int64_t total = off(m) + m;
+  for (std::int64_t d = hand_work; d < total; d += hand_work) {
+    std::int64_t lo = cut.back(), hi = m;  // the first j with off(j) + j >= d
+    while (lo < hi) {
+      const std::int64_t mid = lo + (hi - lo) / 2;
+      if (off(mid) + mid < d) lo = mid + 1;
+      else hi = mid;
+    }
+    if (lo > cut.back()) cut.push_back(lo);
+  }
+  if (cut.back() != m) cut.push_back(m);
+  return cut;
+}
+
+template <class Offsets>
+void hand_sum_s(const Offsets& off, const std::vector<std::int64_t>& chunks, const double* x, double* out) {
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, chunks.size() - 1, 1),
+                    [&](const tbb::blocked_range<std::size_t>& r) {
+                      for (std::size_t b = r.begin(); b < r.end(); ++b)
+                        for (std::int64_t j = chunks[b]; j < chunks[b + 1]; ++j) {
+                          const std::int64_t lo = off(j), hi = off(j + 1);
+                          if (hi - lo <= hand_work) {
+                            out[j] = sum4(x, lo, hi);
+                            continue;
+                          }
+                          out[j] = tbb::parallel_reduce(
+                              tbb::blocked_range<std::int64_t>(lo, hi, hand_work), 0.0,
+                              [x](const tbb::blocked_range<std::int64_t>& p, double s) {
+                                return s + sum4(x, p.begin(), p.end());
+                              },
+                              std::plus<>{});
+                        }
+                    });
+}
+
+// vseg::sum_s, thrust::reduce_by_key and the hand loop on one shape, with
+// the read, copy and fill limits, interleaved.
 void bm_sum_s(benchmark::State& state, shape kind) {
   const auto& x = input();
-  auto& d = segmented(kind);
-  const measured t = run_probed(state, [&] { return vseg::sum_s(d.s, x); });
-  const double m_bytes = static_cast<double>(d.s.segments()) * 8;
-  // Reads the data, the lengths and the starts; writes one sum per segment.
-  report_traffic(state, t, {{n_bytes + 2 * m_bytes, m_bytes}});
-  // The target is stated against the read-only limit: GB/s over it.
-  state.counters["segments"] = static_cast<double>(d.s.segments());
-}
+  const vseg::segd s = make_shape(kind);
+  const std::int64_t n = elements, m = s.segments();
+  const bool uniform = s.uniform_length() >= 0;
+  const double nb = static_cast<double>(n) * 8, mb = static_cast<double>(m) * 8;
 
-void bm_thrust_reduce_by_key(benchmark::State& state, shape kind) {
-  const auto& x = input();
-  auto& d = segmented(kind);
-  auto run = [&] {
-    auto ends = thrust::reduce_by_key(thrust::tbb::par, d.keys.data(), d.keys.data() + elements,
-                                      x.data(), d.keys_out.data(), d.values_out.data());
-    return ends.first;
+  // Thrust: int32 segment ids as keys (the narrowest that fits, its
+  // cheapest input); its outputs allocated once, outside the rounds.
+  const auto ids = vseg::segment_ids(s);
+  const auto keys = generate<std::int32_t>(n, [&](std::int64_t i) { return static_cast<std::int32_t>(ids[i]); });
+  std::vector<std::int32_t> keys_out(static_cast<std::size_t>(m));
+  std::vector<double> thrust_out(static_cast<std::size_t>(m));
+  const auto thrust_run = [&] {
+    return thrust::reduce_by_key(thrust::tbb::par, keys.data(), keys.data() + n, x.data(),
+                                 keys_out.data(), thrust_out.data()).first;
   };
-  run();
-  if (const double diff = disagreement(d, vseg::sum_s(d.s, x)); diff > 1e-9) {
-    state.SkipWithError(("thrust and vseg disagree by " + std::to_string(diff)).c_str());
-    return;
+
+  // The hand loop: offsets computed for equal lengths (as a programmer who
+  // knows them would), read from an array of m + 1 otherwise. Its output is
+  // allocated once, outside the rounds.
+  std::vector<double> hand_out(static_cast<std::size_t>(m));
+  std::vector<std::int64_t> offsets;
+  std::function<void()> hand_run;
+  if (uniform) {
+    const auto off = [each = s.uniform_length()](std::int64_t j) { return j * each; };
+    hand_run = [off, chunks = segment_chunks(m, off), &x, &hand_out] {
+      hand_sum_s(off, chunks, x.data(), hand_out.data());
+    };
+  } else {
+    offsets.resize(static_cast<std::size_t>(m + 1));
+    for (std::int64_t j = 0; j < m; ++j) offsets[static_cast<std::size_t>(j)] = s.start(j);
+    offsets[static_cast<std::size_t>(m)] = n;
+    const auto off = [o = offsets.data()](std::int64_t j) { return o[j]; };
+    hand_run = [off, chunks = segment_chunks(m, off), &x, &hand_out] {
+      hand_sum_s(off, chunks, x.data(), hand_out.data());
+    };
   }
-  const measured t = run_probed(state, run);
-  const double m = static_cast<double>(d.s.segments());
-  const double key_bytes = static_cast<double>(elements) * sizeof(std::int32_t);
+
+  // All three agree before timing.
+  const auto mine = vseg::sum_s(s, x);
+  thrust_run();
+  hand_run();
+  if (!agree(state, "thrust and vseg", thrust_out.data(), mine.data(), m)) return;
+  if (!agree(state, "the hand loop and vseg", hand_out.data(), mine.data(), m)) return;
+
+  std::vector<contender> cs;
+  add_stream_limits(cs);
+  // Reads the data and, for a listed descriptor, the start and length of
+  // every segment; writes one sum per segment.
+  cs.push_back({"vseg", role::kernel, {{nb + (uniform ? 0 : 2 * mb), mb}},
+                timed_result([&] { return vseg::sum_s(s, x); })});
   // Pass 1 finds the segment ends per interval (reads the keys); pass 2
-  // reduces each interval (reads keys and values, writes a key and a sum per
-  // segment).
-  report_traffic(state, t, {{key_bytes, 0}, {key_bytes + n_bytes, m * (4 + 8)}});
-  state.counters["segments"] = m;
+  // reduces each interval (reads keys and values, writes a key and a sum
+  // per segment).
+  const double kb = static_cast<double>(n) * sizeof(std::int32_t);
+  cs.push_back({"thrust", role::kernel, {{kb, 0}, {kb + nb, static_cast<double>(m) * (4 + 8)}},
+                [&] { benchmark::DoNotOptimize(thrust_run()); }});
+  // Reads the data and, when listed, the m + 1 offsets; writes the sums.
+  cs.push_back({"hand", role::kernel, {{nb + (uniform ? 0 : mb + 8), mb}}, [&] {
+                  hand_run();
+                  benchmark::ClobberMemory();
+                }});
+  run_rounds(state, cs);
+  state.counters["segments"] = static_cast<double>(m);
+  state.counters["uniform"] = uniform ? 1 : 0;
+  state.counters["elements"] = static_cast<double>(n);
 }
 
 // The CPU model, from /proc/cpuinfo.
@@ -552,6 +614,11 @@ int main(int argc, char** argv) {
     mallopt(M_TRIM_THRESHOLD, -1);
     mallopt(M_MMAP_MAX, 0);
   }
+  if (const char* q = std::getenv("VSEG_BENCH_QUICK"); q && std::string(q) != "0") {
+    elements = std::int64_t{1} << 18;
+    rounds = 3;
+  }
+  if (const char* r = std::getenv("VSEG_BENCH_ROUNDS")) rounds = std::max(1, std::atoi(r));
   // VSEG_BENCH_THREADS=k limits TBB to k threads (default: every core).
   std::unique_ptr<tbb::global_control> threads;
   if (const char* k = std::getenv("VSEG_BENCH_THREADS"))
@@ -562,25 +629,17 @@ int main(int argc, char** argv) {
                                              tbb::global_control::max_allowed_parallelism)));
   benchmark::AddCustomContext("cpu_model", cpu_model());
   benchmark::AddCustomContext("elements", std::to_string(elements));
+  benchmark::AddCustomContext("rounds", std::to_string(rounds));
 
   auto reg = [](const std::string& name, auto fn) {
-    benchmark::RegisterBenchmark(name.c_str(), fn)->UseManualTime()->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark(name.c_str(), fn)
+        ->UseManualTime()->Iterations(rounds)->Unit(benchmark::kMillisecond);
   };
-  reg("limit/read", bm_limit_read);
-  reg("limit/copy", bm_limit_copy);
-  reg("limit/fill", bm_limit_fill);
-  reg("limit/triad", bm_limit_triad);
-  reg("vseg/reduce", bm_reduce);
-  reg("vseg/scan", bm_scan);
-  reg("vseg/pack", bm_pack);
-  reg("vseg/expand", bm_expand);
-  for (shape k : {shape::length_1, shape::length_16, shape::length_1024, shape::giant, shape::zipf}) {
-    reg(std::string("sum_s/vseg/") + shape_name(k),
-        [k](benchmark::State& st) { bm_sum_s(st, k); });
-    reg(std::string("sum_s/thrust/") + shape_name(k),
-        [k](benchmark::State& st) { bm_thrust_reduce_by_key(st, k); });
-  }
+  reg("flat", bm_flat);
+  for (shape k : {shape::len1, shape::len4, shape::len16, shape::len1024, shape::giant, shape::var1_4,
+                  shape::var16_64, shape::var512_2048, shape::zipf})
+    reg(std::string("sum_s/") + shape_name(k), [k](benchmark::State& st) { bm_sum_s(st, k); });
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
-  return 0;
+  return failed ? 1 : 0;
 }
