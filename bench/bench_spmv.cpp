@@ -325,6 +325,23 @@ vseg::array<double> spmv_nested(const vseg::nested<double>& vals, const vseg::ne
       vseg::zip_with(std::multiplies<>{}, vals, vseg::index_l(vseg::replicate(vals.size(), v), cols)));
 }
 
+// The work per chunk of the hand-written loop, in non-zeros + rows:
+// consecutive rows are grouped into chunks of about this much work (a row is
+// never split) and the chunks are scheduled by oneTBB. Tried 2^14, 2^16 and
+// 2^18 (VSEG_BENCH_HAND_WORK; stencil27_32 and rmat16, 15 interleaved
+// rounds, two runs each at load average 14-18 on the 2 cores): no grain was
+// faster beyond the noise, so the choice rests on reasoning. 2^16 is kept:
+// a chunk is then about 0.8 MB of matrix, tens of microseconds
+// of streaming, so TBB's per-task cost (well under a microsecond) is lost in
+// it, while the large matrices still give over a thousand chunks for two
+// threads to balance when one of them is delayed by other work. 2^14 adds
+// tasks for no gain; 2^18 leaves ~450 chunks on the 27-point stencil and
+// four on stencil27_32. Re-measure with VSEG_BENCH_HAND_WORK=<work>.
+std::int64_t hand_work() {
+  const char* w = std::getenv("VSEG_BENCH_HAND_WORK");
+  return w ? std::max<std::int64_t>(1, std::atoll(w)) : std::int64_t{1} << 16;
+}
+
 // The row ranges of the hand-written loop: consecutive rows with about
 // `work` non-zeros + rows each (a row is never split).
 std::vector<std::int64_t> row_chunks(const matrix& m, std::int64_t work) {
@@ -344,7 +361,18 @@ std::vector<std::int64_t> row_chunks(const matrix& m, std::int64_t work) {
   return cut;
 }
 
-// y = A x, the textbook CSR loop, rows split into chunks of equal work.
+// Rows at least this long are summed with four independent partial sums;
+// shorter ones with one. The same rule as vseg's fused fold
+// (detail::flat_fold_group_min, include/vseg/detail/fused_fold.hpp), where
+// it was measured: on short rows (the 7-point stencil's) the chains of
+// consecutive rows already overlap and the unrolled loop's tail costs more
+// than it saves; on long rows (the 27-point stencil's) one accumulator is
+// bound by the add latency.
+constexpr std::int64_t hand_unroll_min = 16;
+
+// y = A x, the CSR loop a good engineer writes on oneTBB: rows split into
+// chunks of equal work (hand_work), long rows unrolled by four with
+// independent partial sums combined as (s0 + s1) + (s2 + s3).
 void spmv_hand(const matrix& m, const std::vector<std::int64_t>& chunks, const double* x, double* y) {
   const std::int64_t* rp = m.row_ptr.data();
   const col_index* c = m.col.data();
@@ -353,9 +381,18 @@ void spmv_hand(const matrix& m, const std::vector<std::int64_t>& chunks, const d
                     [&](const tbb::blocked_range<std::size_t>& r) {
                       for (std::size_t b = r.begin(); b < r.end(); ++b)
                         for (std::int64_t row = chunks[b]; row < chunks[b + 1]; ++row) {
-                          double s = 0;
-                          for (std::int64_t k = rp[row]; k < rp[row + 1]; ++k) s += v[k] * x[c[k]];
-                          y[row] = s;
+                          std::int64_t k = rp[row];
+                          const std::int64_t end = rp[row + 1];
+                          double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+                          if (end - k >= hand_unroll_min)
+                            for (; k + 4 <= end; k += 4) {
+                              s0 += v[k] * x[c[k]];
+                              s1 += v[k + 1] * x[c[k + 1]];
+                              s2 += v[k + 2] * x[c[k + 2]];
+                              s3 += v[k + 3] * x[c[k + 3]];
+                            }
+                          for (; k < end; ++k) s0 += v[k] * x[c[k]];
+                          y[row] = (s0 + s1) + (s2 + s3);
                         }
                     });
 }
@@ -394,7 +431,7 @@ workload& get_workload(const std::string& name) {
   auto w = std::make_unique<workload>();
   w->m = make_matrix(name);
   w->x = test_vector(w->m.cols);
-  w->chunks = row_chunks(w->m, 1 << 16);
+  w->chunks = row_chunks(w->m, hand_work());
   w->reference.resize(static_cast<std::size_t>(w->m.rows));
   spmv_hand(w->m, w->chunks, w->x.data(), w->reference.data());
   const vseg::segd shape = vseg::segd::from_lengths(w->m.row_lengths);
@@ -687,9 +724,23 @@ std::uint64_t read_probe() {
   return total.load();
 }
 
+// Whether the hand loop's y (the workload's reference) matches the textbook
+// loop: serial, one accumulator per row. Checks the unrolling and the chunks.
+bool hand_matches_textbook(const workload& w) {
+  const matrix& m = w.m;
+  std::vector<double> y(static_cast<std::size_t>(m.rows));
+  for (std::int64_t row = 0; row < m.rows; ++row) {
+    double s = 0;
+    for (std::int64_t k = m.row_ptr[row]; k < m.row_ptr[row + 1]; ++k) s += m.val[k] * w.x[m.col[k]];
+    y[static_cast<std::size_t>(row)] = s;
+  }
+  return agrees(w, y.data());
+}
+
 void bm_spmv_rounds(benchmark::State& state, const std::string& name) {
   workload& w = get_workload(name);
   read_probe();
+  if (!hand_matches_textbook(w)) state.SkipWithError("the hand CSR loop disagrees with the textbook loop");
   // Every contender is set up and checked before the rounds.
   std::vector<double> y_hand(static_cast<std::size_t>(w.m.rows));
   std::vector<contender> cs;
