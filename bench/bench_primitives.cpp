@@ -465,20 +465,26 @@ vseg::segd make_shape(shape kind) {
 // segment is never split between chunks), so short and long segments are
 // balanced alike. A segment longer than hand_work is summed by a nested
 // parallel reduction (one giant segment would otherwise run on one core).
-// Every sum uses four independent partial sums, which takes the add latency
-// off the critical path of long segments, as vseg's fold does.
+// Long segments use four independent partial sums, which takes the add
+// latency off their critical path, as vseg's fold does.
 constexpr std::int64_t hand_work = std::int64_t{1} << 16;
 
-// x[lo] + ... + x[hi - 1], four partial sums.
+// Segments at least this long are summed with four partial sums, shorter
+// ones with one: the rule of vseg's fused fold and of bench_spmv's hand loop
+// (on short segments the chains of consecutive segments already overlap).
+constexpr std::int64_t hand_unroll_min = 16;
+
+// x[lo] + ... + x[hi - 1]; four partial sums from hand_unroll_min elements.
 double sum4(const double* x, std::int64_t lo, std::int64_t hi) {
   double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
   std::int64_t k = lo;
-  for (; k + 4 <= hi; k += 4) {
-    s0 += x[k];
-    s1 += x[k + 1];
-    s2 += x[k + 2];
-    s3 += x[k + 3];
-  }
+  if (hi - lo >= hand_unroll_min)
+    for (; k + 4 <= hi; k += 4) {
+      s0 += x[k];
+      s1 += x[k + 1];
+      s2 += x[k + 2];
+      s3 += x[k + 3];
+    }
   for (; k < hi; ++k) s0 += x[k];
   return (s0 + s1) + (s2 + s3);
 }
