@@ -38,7 +38,6 @@
 #include <fstream>
 #include <functional>
 #include <memory>
-#include <numeric>
 #include <string>
 #include <vector>
 
@@ -539,8 +538,10 @@ void bm_sum_s(benchmark::State& state, shape kind) {
 
   // Thrust: int32 segment ids as keys (the narrowest that fits, its
   // cheapest input); its outputs allocated once, outside the rounds.
-  const auto ids = vseg::segment_ids(s);
-  const auto keys = generate<std::int32_t>(n, [&](std::int64_t i) { return static_cast<std::int32_t>(ids[i]); });
+  const auto keys = [&] {
+    const auto ids = vseg::segment_ids(s);  // int64, freed once narrowed
+    return generate<std::int32_t>(n, [&](std::int64_t i) { return static_cast<std::int32_t>(ids[i]); });
+  }();
   std::vector<std::int32_t> keys_out(static_cast<std::size_t>(m));
   std::vector<double> thrust_out(static_cast<std::size_t>(m));
   const auto thrust_run = [&] {
@@ -570,11 +571,13 @@ void bm_sum_s(benchmark::State& state, shape kind) {
   }
 
   // All three agree before timing.
-  const auto mine = vseg::sum_s(s, x);
-  thrust_run();
-  hand_run();
-  if (!agree(state, "thrust and vseg", thrust_out.data(), mine.data(), m)) return;
-  if (!agree(state, "the hand loop and vseg", hand_out.data(), mine.data(), m)) return;
+  {
+    const auto mine = vseg::sum_s(s, x);
+    thrust_run();
+    hand_run();
+    if (!agree(state, "thrust and vseg", thrust_out.data(), mine.data(), m)) return;
+    if (!agree(state, "the hand loop and vseg", hand_out.data(), mine.data(), m)) return;
+  }
 
   std::vector<contender> cs;
   add_stream_limits(cs);
