@@ -16,6 +16,7 @@ vectors, where the vector work is nil), less the time of an empty program, and
 estimates each benchmark's share of it: instructions x that time / wall time.
 """
 import argparse
+import fcntl
 import os
 import statistics
 import subprocess
@@ -80,6 +81,15 @@ def main():
     here = os.path.dirname(os.path.abspath(__file__))
     ap.add_argument("--shared", default=os.environ.get("VSEG_SHARED", os.path.join(here, "..", "..", "..", "shared")))
     a = ap.parse_args()
+    # One benchmark on the machine at a time: the lock scripts/bench-report
+    # and scripts/bench-primitives take (scripts/bench-common.sh), held
+    # until the process exits.
+    lock = open("/tmp/vseg-bench.lock", "a")
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        print("waiting for the benchmark lock /tmp/vseg-bench.lock", file=sys.stderr, flush=True)
+        fcntl.flock(lock, fcntl.LOCK_EX)
     progdir = os.path.join(a.shared, "vcode", "programs")
     expdir = os.path.join(a.shared, "vcode", "expected")
     cmd = [os.path.abspath(a.exe)] + (["--threads", str(a.threads)] if a.threads else [])
