@@ -623,16 +623,16 @@ int main(int argc, char** argv) {
     mallopt(M_TRIM_THRESHOLD, -1);
     mallopt(M_MMAP_MAX, 0);
   }
-  if (const char* q = std::getenv("VSEG_BENCH_QUICK"); q && std::string(q) != "0") {
-    elements = std::int64_t{1} << 18;
-    rounds = 3;
-  }
-  if (const char* r = std::getenv("VSEG_BENCH_ROUNDS")) rounds = std::max(1, std::atoi(r));
   // VSEG_BENCH_THREADS=k limits TBB to k threads (default: every core).
   std::unique_ptr<tbb::global_control> threads;
   if (const char* k = std::getenv("VSEG_BENCH_THREADS"))
     threads = std::make_unique<tbb::global_control>(
         tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(std::atoi(k)));
+  if (const char* q = std::getenv("VSEG_BENCH_QUICK"); q && std::string(q) != "0") {
+    elements = std::int64_t{1} << 18;
+    rounds = 3;
+  }
+  if (const char* r = std::getenv("VSEG_BENCH_ROUNDS")) rounds = std::max(1, std::atoi(r));
   benchmark::Initialize(&argc, argv);
   benchmark::AddCustomContext("threads", std::to_string(tbb::global_control::active_value(
                                              tbb::global_control::max_allowed_parallelism)));
