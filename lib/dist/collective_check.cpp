@@ -2,6 +2,8 @@
 #include "vseg/dist/detail/collective_check.hpp"
 
 #include <algorithm>
+#include <iterator>
+#include <span>
 #include <stdexcept>
 #include <vector>
 
@@ -69,7 +71,13 @@ std::int64_t agree(MPI_Comm comm, const error_collector& errors, std::int64_t lo
   // maximum of ~v is ~(minimum of v), so one MPI_MAX gives both bounds (~v,
   // unlike -v, cannot overflow).
   const std::size_t n_values = same.size() + same_each.values.size();
-  std::vector<std::int64_t> slots(2 + 2 * n_values);
+  // The common case (a count and a mode) stays on the stack: take and put
+  // call this once per exchange.
+  std::int64_t small[8];
+  std::vector<std::int64_t> large;
+  const std::size_t n_slots = 2 + 2 * n_values;
+  if (n_slots > std::size(small)) large.resize(n_slots);
+  std::span<std::int64_t> slots(n_slots > std::size(small) ? large.data() : small, n_slots);
   slots[0] = errors.failed() ? nranks - rank : 0;
   slots[1] = local_extent;
   std::size_t at = 2;
