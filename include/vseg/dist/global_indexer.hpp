@@ -234,6 +234,24 @@ class global_indexer {
     if (storage.size() < words) storage.resize(words);
     return reinterpret_cast<T*>(storage.data());
   }
+  // scratch() for items*count values, taken before an agreement: a size past
+  // int64 or a failed allocation is recorded in `errs` (nullptr returned), so
+  // that every rank fails together. Nothing is taken once `errs` has failed.
+  template <class T>
+  T* reserve(detail::error_collector& errs, buffer which, std::size_t items, int count) const {
+    std::int64_t n = 0;
+    if (errs.failed()) return nullptr;
+    if (!detail::multiply_checked(static_cast<std::int64_t>(items), count, n)) {
+      errs.overflow("a buffer of ", items, " * ", count, " items overflows int64");
+      return nullptr;
+    }
+    try {
+      return scratch<T>(which, static_cast<std::size_t>(n));
+    } catch (const std::exception& e) {  // std::bad_alloc, std::length_error
+      errs.invalid("a buffer of ", items, " * ", count, " items cannot be allocated (", e.what(), ")");
+      return nullptr;
+    }
+  }
   // count as a size, once agree() has ruled out count < 1 (which it states to
   // the optimiser as well, so it does not warn about negative copies).
   static std::size_t group_size(int count) {

@@ -49,6 +49,14 @@ void global_indexer::take_into(std::span<const T> dist_data, std::span<T> out, i
                                   dist_.local_size(), count);
     detail::check_group_size_into(errs, "out", static_cast<std::int64_t>(out.size()), "size()", n_requests_, count);
   }
+  // The buffers are taken before the agreement: an owner serving many
+  // requests that cannot hold them fails together with the others.
+  T* served_items = nullptr;
+  T* sorted = nullptr;
+  if constexpr (mpi_item<T>) {
+    served_items = reserve<T>(errs, send_buf, served_.size(), count);
+    if (!order_is_identity_) sorted = reserve<T>(errs, recv_buf, order_.size(), count);
+  }
   detail::agree(comm_, errs, 0, {{"count", count}});
   const std::size_t c = group_size(count);
 
@@ -57,7 +65,6 @@ void global_indexer::take_into(std::span<const T> dist_data, std::span<T> out, i
     // request is an assignment: a copy_n of runtime length would be a
     // memmove call per item.
     const std::size_t n_served = served_.size();
-    T* served_items = scratch<T>(send_buf, n_served * c);
     const T* from = dist_data.data();
     const std::int64_t* ids = served_.data();
     if (c == 1) {
@@ -69,7 +76,6 @@ void global_indexer::take_into(std::span<const T> dist_data, std::span<T> out, i
       exchange_fixed(direction::from_owners, served_items, out.data(), count, datatype<T>());
       return;
     }
-    T* sorted = scratch<T>(recv_buf, static_cast<std::size_t>(n_requests_) * c);
     exchange_fixed(direction::from_owners, served_items, sorted, count, datatype<T>());
     T* to = out.data();
     const std::int64_t* order = order_.data();
@@ -110,6 +116,13 @@ void global_indexer::put_into(std::span<const T> part_data, std::span<T> dist_da
                                   dist_.local_size(), count);
   }
   if (!supports<T>(op)) errs.invalid("reduce_op::", name(op), " cannot combine items of this type");
+  // The buffers are taken before the agreement (as in take_into).
+  T* sorted = nullptr;
+  T* arrived = nullptr;
+  if constexpr (mpi_item<T>) {
+    if (!order_is_identity_) sorted = reserve<T>(errs, send_buf, order_.size(), count);
+    arrived = reserve<T>(errs, recv_buf, served_.size(), count);
+  }
   // Owners combine with their own op: a rank passing another would make the
   // result depend on who owns what.
   detail::agree(comm_, errs, 0, {{"count", count}, {"reduce_op", static_cast<std::int64_t>(op), show_reduce_op}});
@@ -120,7 +133,6 @@ void global_indexer::put_into(std::span<const T> part_data, std::span<T> dist_da
     const std::int64_t* order = order_.data();
     const std::size_t n = order_.size();
     if (!order_is_identity_) {
-      T* sorted = scratch<T>(send_buf, static_cast<std::size_t>(n_requests_) * c);
       if (c == 1) {
         for (std::size_t k = 0; k < n; ++k) sorted[k] = send[order[k]];
       } else {
@@ -128,7 +140,6 @@ void global_indexer::put_into(std::span<const T> part_data, std::span<T> dist_da
       }
       send = sorted;
     }
-    T* arrived = scratch<T>(recv_buf, served_.size() * c);
     exchange_fixed(direction::to_owners, send, arrived, count, datatype<T>());
     // Served order is rank order, then position order: the last write wins.
     T* to = dist_data.data();
