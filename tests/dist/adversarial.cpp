@@ -207,15 +207,19 @@ TEST_CASE("every collective operation: one rank's bad input fails the same way o
       {"global_indexer", "a distribution of another size", "invalid_argument",
        {"ranks disagree on the distribution's offsets", odd_rank() + " has"},
        [&] {
-         // Before the fix: the odd rank serves local index 9 - 14 = -5.
-         global_indexer bad(is_odd() ? d20 : d10, indices, MPI_COMM_WORLD);
-         bad.take(dist_ints);
+         // Each rank's data fits the distribution it passed. Before the fix
+         // the odd rank served local index 9 - 14 = -5: a heap-buffer-overflow
+         // under ASan, garbage for ranks 0 and 1 otherwise.
+         const distribution& mine = is_odd() ? d20 : d10;
+         global_indexer bad(mine, indices, MPI_COMM_WORLD);
+         bad.take(std::vector<std::int64_t>(static_cast<std::size_t>(mine.local_size()), 1));
        }},
       {"global_indexer", "a distribution with other owners", "invalid_argument",
        {"ranks disagree on the distribution's offsets", odd_rank() + " has"},
        [&] {
-         global_indexer bad(is_odd() ? d_skewed : d10, indices, MPI_COMM_WORLD);
-         bad.take(std::vector<int>(static_cast<std::size_t>((is_odd() ? d_skewed : d10).local_size()), 1));
+         const distribution& mine = is_odd() ? d_skewed : d10;
+         global_indexer bad(mine, indices, MPI_COMM_WORLD);
+         bad.take(std::vector<std::int64_t>(static_cast<std::size_t>(mine.local_size()), 1));
        }},
       {"global_indexer", "index past the end", "out_of_range", {odd_rank(), "index 10 at position 4"},
        [&] {
