@@ -368,7 +368,8 @@ TEST_CASE("every collective operation: one rank's bad input fails the same way o
        }},
       {"multi_indexer::take_v", "counts that wrap around", "overflow_error", {odd_rank(), "2^63-1"},
        [&] {
-         const auto counts = is_odd() ? wrapping_counts(static_cast<std::int64_t>(local10)) : std::vector<std::int64_t>(local10, 1);
+         const auto counts =
+             is_odd() ? wrapping_counts(static_cast<std::int64_t>(local10)) : std::vector<std::int64_t>(local10, 1);
          const std::vector<int> data(is_odd() ? 0 : local10, 5);
          mi.take_v(std::span<const std::int64_t>(counts), std::span<const int>(data));
        }},

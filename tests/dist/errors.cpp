@@ -180,7 +180,8 @@ TEST_CASE("take_v and put_v: counts that do not add up, negative counts, bad ini
     gi.put_v(part_counts, part_data, initial, put_mode::extend);
   });
   if (nranks() > 1) {
-    check_collective_failure("invalid_argument", {"put_v", "ranks disagree on put_mode", "rank 1 has put_mode::extend"}, [&] {
+    check_collective_failure("invalid_argument",
+                             {"put_v", "ranks disagree on put_mode", "rank 1 has put_mode::extend"}, [&] {
       std::vector<std::int64_t> part_counts = {1, 1};
       std::vector<int> part_data = {1, 2};
       gi.put_v(part_counts, part_data, rank() == 1 ? put_mode::extend : put_mode::replace);

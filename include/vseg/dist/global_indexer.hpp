@@ -5,6 +5,11 @@
 // indices); every later operation is one data exchange along that plan (two
 // for variable-length items: counts, then data).
 //
+// Every operation checks its input on every rank first, in one small
+// allreduce that also makes the ranks agree on the distribution, count,
+// reduce_op and put_mode: bad input on any rank throws the same exception on
+// every rank (notes/distributed.md, "Collective agreement").
+//
 // Order guarantees (DESIGN.md, "Distributed layer"): an owner applies the
 // writes it receives in rank order and, within a rank, in position order, so
 // the highest rank wins a conflict, then the later position; reductions and

@@ -69,7 +69,9 @@ class error_collector {
 };
 
 // a + b into `sum`, or false (sum unspecified) if it overflows int64; O(1).
-inline bool add_checked(std::int64_t a, std::int64_t b, std::int64_t& sum) { return !__builtin_add_overflow(a, b, &sum); }
+inline bool add_checked(std::int64_t a, std::int64_t b, std::int64_t& sum) {
+  return !__builtin_add_overflow(a, b, &sum);
+}
 
 // a * b into `product`, or false (product unspecified) if it overflows int64; O(1).
 inline bool multiply_checked(std::int64_t a, std::int64_t b, std::int64_t& product) {
