@@ -2,7 +2,6 @@
 #include "vseg/dist/distribution.hpp"
 
 #include <algorithm>
-#include <numeric>
 
 #include "vseg/dist/detail/collective_check.hpp"
 #include "vseg/dist/detail/exchange.hpp"
@@ -41,38 +40,29 @@ distribution distribution::from_offsets(std::vector<std::int64_t> offsets, MPI_C
         break;
       }
   }
-  detail::agree(comm, errors);
-
-  // Identical on all ranks iff the element-wise minimum equals the maximum.
-  // One MPI_MAX over (offsets, -offsets) gives both; the values are >= 0.
-  const std::size_t n = offsets.size();
-  std::vector<std::int64_t> bounds(2 * n);
-  for (std::size_t i = 0; i < n; ++i) {
-    bounds[i] = offsets[i];
-    bounds[n + i] = -offsets[i];
-  }
-  detail::check_mpi(MPI_Allreduce(MPI_IN_PLACE, bounds.data(), static_cast<int>(2 * n), MPI_INT64_T, MPI_MAX, comm),
-                    "MPI_Allreduce");
-  detail::error_collector differ("dist::distribution::from_offsets", rank);
-  for (std::size_t i = 0; i < n; ++i)
-    if (bounds[i] != -bounds[n + i]) {
-      differ.invalid("offsets differ between ranks at ", i, ": this rank has ", offsets[i], ", the ranks range over [",
-                     -bounds[n + i], ", ", bounds[i], "]");
-      break;
-    }
-  detail::agree(comm, differ);
+  // The same allreduce checks that the offsets are identical on all ranks; a
+  // rank whose offsets have the wrong size has already failed, and passes
+  // nranks+1 values all the same so that every rank reduces the same length.
+  std::vector<std::int64_t> compared = offsets;
+  compared.resize(static_cast<std::size_t>(nranks) + 1, 0);
+  detail::agree(comm, errors, 0, {}, {"offsets", compared});
   return distribution(std::move(offsets), rank);
 }
 
 distribution distribution::from_local_size(std::int64_t n_local, MPI_Comm comm) {
   const auto [rank, nranks] = info(comm);
-  detail::error_collector errors("dist::distribution::from_local_size", rank);
-  if (n_local < 0) errors.invalid("n_local is ", n_local, ", negative");
-  detail::agree(comm, errors);
   std::vector<std::int64_t> sizes(static_cast<std::size_t>(nranks));
   detail::check_mpi(MPI_Allgather(&n_local, 1, MPI_INT64_T, sizes.data(), 1, MPI_INT64_T, comm), "MPI_Allgather");
+  // Every rank holds every size, so every rank finds the same error (the
+  // lowest offending rank) and throws the same message without communicating.
+  const char* operation = "dist::distribution::from_local_size";
   std::vector<std::int64_t> offsets(static_cast<std::size_t>(nranks) + 1, 0);
-  std::inclusive_scan(sizes.begin(), sizes.end(), offsets.begin() + 1);
+  for (int r = 0; r < nranks; ++r) {
+    if (sizes[r] < 0) vseg::detail::throw_invalid(operation, "rank ", r, ": n_local is ", sizes[r], ", negative");
+    if (!detail::add_checked(offsets[r], sizes[r], offsets[r + 1]))
+      vseg::detail::throw_overflow(operation, "rank ", r, ": n_local is ", sizes[r], ", and with the ", offsets[r],
+                                   " items of ranks 0..", r - 1, " the global size passes 2^63-1");
+  }
   return distribution(std::move(offsets), rank);
 }
 
@@ -80,14 +70,9 @@ distribution distribution::uniform(std::int64_t n_global, MPI_Comm comm) {
   const auto [rank, nranks] = info(comm);
   detail::error_collector errors("dist::distribution::uniform", rank);
   if (n_global < 0) errors.invalid("n_global is ", n_global, ", negative");
-  detail::agree(comm, errors);
-  std::int64_t range[2] = {n_global, -n_global};
-  detail::check_mpi(MPI_Allreduce(MPI_IN_PLACE, range, 2, MPI_INT64_T, MPI_MAX, comm), "MPI_Allreduce");
-  detail::error_collector differ("dist::distribution::uniform", rank);
-  if (range[0] != -range[1])
-    differ.invalid("n_global is ", n_global, " here but ranks range over [", -range[1], ", ", range[0], "]");
-  detail::agree(comm, differ);
+  detail::agree(comm, errors, 0, {{"n_global", n_global}});
 
+  // Every block is at most n_global, so no offset overflows.
   const std::int64_t base = n_global / nranks, extra = n_global % nranks;
   std::vector<std::int64_t> offsets(static_cast<std::size_t>(nranks) + 1, 0);
   for (int r = 0; r < nranks; ++r) offsets[r + 1] = offsets[r] + base + (r < extra ? 1 : 0);

@@ -20,7 +20,13 @@ global_indexer::global_indexer(const distribution& dist, std::span<const std::in
         break;
       }
   }
-  detail::agree(comm, errs);
+  // The same allreduce checks that every rank passed the same distribution: a
+  // rank with other offsets would serve local indices outside its data. A rank
+  // whose distribution does not fit the communicator has failed already, and
+  // passes nranks+1 zeros so that every rank reduces the same length.
+  std::vector<std::int64_t> offsets(static_cast<std::size_t>(nranks) + 1, 0);
+  if (!errs.failed()) std::ranges::copy(dist.offsets(), offsets.begin());
+  detail::agree(comm, errs, 0, {}, {"the distribution's offsets", offsets});
 
   // Stable counting sort of the requests by owner.
   const auto p = static_cast<std::size_t>(nranks);
@@ -72,15 +78,29 @@ void global_indexer::check_variable(detail::error_collector& errs, const char* w
     errs.invalid(what, " has size ", counts.size(), " but ", expected_items, " items are expected");
     return;
   }
+  // The sum is checked: counts such as {2^63-1, 2^63-1, 2} must not wrap
+  // around to the data size.
   std::int64_t total = 0;
   for (std::size_t i = 0; i < counts.size(); ++i) {
     if (counts[i] < 0) {
       errs.invalid(what, "[", i, "] is ", counts[i], ", negative");
       return;
     }
-    total += counts[i];
+    if (!detail::add_checked(total, counts[i], total)) {
+      errs.overflow(what, " add up to more than 2^63-1: ", what, "[", i, "] is ", counts[i],
+                    " (the data has ", data_size, " elements)");
+      return;
+    }
   }
   if (total != data_size) errs.invalid(what, " add up to ", total, " but the data has ", data_size, " elements");
+}
+
+std::string global_indexer::show_reduce_op(std::int64_t op) {
+  return "reduce_op::" + std::string(name(static_cast<reduce_op>(op)));
+}
+
+std::string global_indexer::show_put_mode(std::int64_t mode) {
+  return static_cast<put_mode>(mode) == put_mode::replace ? "put_mode::replace" : "put_mode::extend";
 }
 
 std::int64_t global_indexer::variable_extent(std::int64_t sender_max, std::int64_t local_extent) const {

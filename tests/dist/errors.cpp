@@ -70,13 +70,13 @@ TEST_CASE("distributions: wrong size, not starting at 0, decreasing, differing b
     distribution::from_offsets(offsets, MPI_COMM_WORLD);
   });
   if (nranks() > 1) {
-    check_collective_failure("invalid_argument", {"from_offsets", "differ between ranks"}, [&] {
+    check_collective_failure("invalid_argument", {"from_offsets", "ranks disagree on offsets[", "rank 1 has 11"}, [&] {
       std::vector<std::int64_t> offsets(p1, 10);
       offsets[0] = 0;
       if (rank() == 1) offsets.back() = 11;
       distribution::from_offsets(offsets, MPI_COMM_WORLD);
     });
-    check_collective_failure("invalid_argument", {"uniform", "n_global"}, [&] {
+    check_collective_failure("invalid_argument", {"uniform", "ranks disagree on n_global", "rank 1 has 7"}, [&] {
       distribution::uniform(rank() == 1 ? 7 : 8, MPI_COMM_WORLD);
     });
   }
@@ -121,7 +121,7 @@ TEST_CASE("take and put: count < 1, count differing, sizes that do not match, un
   check_collective_failure("invalid_argument", {"take", "count is 0"}, [&] { gi.take(local, 0); });
   check_collective_failure("invalid_argument", {"put", "count is -3"}, [&] { gi.put(part, local, -3); });
   if (nranks() > 1) {
-    check_collective_failure("invalid_argument", {"take", "count differs between ranks"}, [&] {
+    check_collective_failure("invalid_argument", {"take", "ranks disagree on count", "rank 1 has 2"}, [&] {
       // Sizes match each rank's own count, so only the agreement catches it.
       int count = rank() == 1 ? 2 : 1;
       std::vector<double> data(static_cast<std::size_t>(d.local_size() * count), 1.0);
@@ -180,7 +180,8 @@ TEST_CASE("take_v and put_v: counts that do not add up, negative counts, bad ini
     gi.put_v(part_counts, part_data, initial, put_mode::extend);
   });
   if (nranks() > 1) {
-    check_collective_failure("invalid_argument", {"put_v", "put_mode differs"}, [&] {
+    check_collective_failure("invalid_argument",
+                             {"put_v", "ranks disagree on put_mode", "rank 1 has put_mode::extend"}, [&] {
       std::vector<std::int64_t> part_counts = {1, 1};
       std::vector<int> part_data = {1, 2};
       gi.put_v(part_counts, part_data, rank() == 1 ? put_mode::extend : put_mode::replace);

@@ -15,15 +15,18 @@ class distribution {
  public:
   // Collective: takes the offsets as given, after checking on every rank that
   // they have size nranks+1, start at 0, never decrease, and are the same on
-  // all ranks. Cost: O(nranks) work; three MPI_Allreduce (two of them of 2 integers).
+  // all ranks. Cost: O(nranks) work; one MPI_Allreduce of 2*nranks+4 integers.
   static distribution from_offsets(std::vector<std::int64_t> offsets, MPI_Comm comm);
 
-  // Collective: rank r owns the next n_local items after ranks 0..r-1.
-  // Cost: O(nranks), one MPI_Allgather of one integer.
+  // Collective: rank r owns the next n_local items after ranks 0..r-1. Throws
+  // std::invalid_argument on every rank if a rank's n_local is negative, and
+  // std::overflow_error if the sum passes 2^63-1. Cost: O(nranks), one
+  // MPI_Allgather of one integer.
   static distribution from_local_size(std::int64_t n_local, MPI_Comm comm);
 
   // Collective: n_global items in blocks as equal as possible, the first
-  // n_global % nranks ranks owning one more. Cost: O(nranks), one MPI_Allreduce.
+  // n_global % nranks ranks owning one more; n_global must be the same on
+  // every rank. Cost: O(nranks), one MPI_Allreduce of 4 integers.
   static distribution uniform(std::int64_t n_global, MPI_Comm comm);
 
   // The offsets array, size nranks+1; O(1).

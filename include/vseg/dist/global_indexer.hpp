@@ -5,6 +5,11 @@
 // indices); every later operation is one data exchange along that plan (two
 // for variable-length items: counts, then data).
 //
+// Every operation checks its input on every rank first, in one small
+// allreduce that also makes the ranks agree on the distribution, count,
+// reduce_op and put_mode: bad input on any rank throws the same exception on
+// every rank (notes/distributed.md, "Collective agreement").
+//
 // Order guarantees (DESIGN.md, "Distributed layer"): an owner applies the
 // writes it receives in rank order and, within a rank, in position order, so
 // the highest rank wins a conflict, then the later position; reductions and
@@ -19,9 +24,12 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <numeric>
 #include <ranges>
 #include <span>
+#include <stdexcept>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -66,8 +74,9 @@ class global_indexer {
  public:
   // Collective: builds the plan for this rank's `indices` (any length,
   // duplicates allowed) over `dist`. Throws on every rank if any rank has an
-  // index outside [0, dist.global_size()) or `dist` does not fit `comm`.
-  // Cost: O(indices + nranks) work; two MPI_Allreduce, one MPI_Alltoall, one MPI_Alltoallv.
+  // index outside [0, dist.global_size()), `dist` does not fit `comm`, or the
+  // ranks passed different distributions. Cost: O(indices + nranks) work; two
+  // MPI_Allreduce (one of 2*nranks+4 integers), one MPI_Alltoall, one MPI_Alltoallv.
   global_indexer(const distribution& dist, std::span<const std::int64_t> indices, MPI_Comm comm);
 
   // The distribution the plan was built over; O(1).
@@ -88,14 +97,17 @@ class global_indexer {
   // Cost: O(served*count + size()*count) copies plus one exchange of that volume.
   template <item_range In, writable_item_range Out>
   void take(const In& dist_data, Out&& out, int count = 1) const {
-    take_into(as_input_span(dist_data), as_output_span(out), count);
+    take_into(as_input_span(dist_data), as_output_span(out), count, errors("dist::global_indexer::take"));
   }
 
   // Collective: the allocating form of take; returns size()*count items.
   template <item_range In>
   std::vector<item_of<In>> take(const In& dist_data, int count = 1) const {
-    std::vector<item_of<In>> out(count >= 1 ? static_cast<std::size_t>(n_requests_ * count) : 0);
-    take_into(as_input_span(dist_data), std::span<item_of<In>>(out), count);
+    using T = item_of<In>;
+    auto errs = errors("dist::global_indexer::take");
+    std::vector<T> out;
+    allocate_result(errs, out, n_requests_, "size()", count, T{});
+    take_into(as_input_span(dist_data), std::span<T>(out), count, std::move(errs));
     return out;
   }
 
@@ -106,7 +118,7 @@ class global_indexer {
   // Cost: O(size()*count + served*count) plus one exchange of that volume.
   template <item_range In, writable_item_range Out>
   void put(const In& part_data, Out&& dist_data, int count = 1, reduce_op op = reduce_op::none) const {
-    put_into(as_input_span(part_data), as_output_span(dist_data), count, op);
+    put_into(as_input_span(part_data), as_output_span(dist_data), count, op, errors("dist::global_indexer::put"));
   }
 
   // Collective: the allocating form of put; unwritten items are T{} (or the
@@ -114,9 +126,10 @@ class global_indexer {
   template <item_range In>
   std::vector<item_of<In>> put(const In& part_data, int count = 1, reduce_op op = reduce_op::none) const {
     using T = item_of<In>;
-    std::int64_t n = count >= 1 ? dist_.local_size() * count : 0;
-    std::vector<T> out(static_cast<std::size_t>(n), initial_for<T>(op));
-    put_into(as_input_span(part_data), std::span<T>(out), count, op);
+    auto errs = errors("dist::global_indexer::put");
+    std::vector<T> out;
+    allocate_result(errs, out, dist_.local_size(), "local_size", count, initial_for<T>(op));
+    put_into(as_input_span(part_data), std::span<T>(out), count, op, std::move(errs));
     return out;
   }
 
@@ -188,6 +201,26 @@ class global_indexer {
 
   detail::error_collector errors(const char* operation) const { return {operation, dist_.rank()}; }
 
+  // Sizes `out` to items*count copies of `value` for an allocating take or
+  // put. An overflowing size or a failed allocation is recorded in `errs`
+  // (and `out` left empty) rather than thrown, so that every rank fails
+  // together in the agreement that follows; O(items*count).
+  template <class T>
+  static void allocate_result(detail::error_collector& errs, std::vector<T>& out, std::int64_t items,
+                              const char* items_name, int count, const T& value) {
+    std::int64_t n = 0;
+    if (count < 1) return;  // reported by check_count
+    if (!detail::multiply_checked(items, count, n)) {
+      errs.overflow(items_name, "*count overflows int64: ", items, " * ", count);
+      return;
+    }
+    try {
+      out.assign(static_cast<std::size_t>(n), value);
+    } catch (const std::exception& e) {  // std::bad_alloc, std::length_error
+      errs.invalid("count is ", count, ": the result of ", n, " items cannot be allocated (", e.what(), ")");
+    }
+  }
+
   // The scratch buffers kept between calls (see scratch()).
   enum buffer : std::size_t { send_buf, recv_buf, send_len_buf, recv_len_buf, offsets_buf, n_buffers };
 
@@ -199,9 +232,30 @@ class global_indexer {
   T* scratch(buffer which, std::size_t n) const {
     static_assert(alignof(T) <= alignof(std::max_align_t));
     std::vector<std::max_align_t>& storage = scratch_[which];
+    if (n > std::numeric_limits<std::size_t>::max() / 2 / sizeof(T))
+      throw std::length_error("vseg::dist::global_indexer: a scratch buffer of " + std::to_string(n) +
+                              " items is too large");
     const std::size_t words = (n * sizeof(T) + sizeof(std::max_align_t) - 1) / sizeof(std::max_align_t);
     if (storage.size() < words) storage.resize(words);
     return reinterpret_cast<T*>(storage.data());
+  }
+  // scratch() for items*count values, taken before an agreement: a size past
+  // int64 or a failed allocation is recorded in `errs` (nullptr returned), so
+  // that every rank fails together. Nothing is taken once `errs` has failed.
+  template <class T>
+  T* reserve(detail::error_collector& errs, buffer which, std::size_t items, int count) const {
+    std::int64_t n = 0;
+    if (errs.failed()) return nullptr;
+    if (!detail::multiply_checked(static_cast<std::int64_t>(items), count, n)) {
+      errs.overflow("a buffer of ", items, " * ", count, " items overflows int64");
+      return nullptr;
+    }
+    try {
+      return scratch<T>(which, static_cast<std::size_t>(n));
+    } catch (const std::exception& e) {  // std::bad_alloc, std::length_error
+      errs.invalid("a buffer of ", items, " * ", count, " items cannot be allocated (", e.what(), ")");
+      return nullptr;
+    }
   }
   // count as a size, once agree() has ruled out count < 1 (which it states to
   // the optimiser as well, so it does not warn about negative copies).
@@ -232,16 +286,22 @@ class global_indexer {
   // exact maximum of `local_extent` is agreed (one MPI_Allreduce on MPI-3).
   std::int64_t variable_extent(std::int64_t sender_max, std::int64_t local_extent) const;
 
+  // The checks (recorded in `errs`, which may hold an allocation failure
+  // already), their agreement, then the exchange.
   template <indexer_item T>
-  void take_into(std::span<const T> dist_data, std::span<T> out, int count) const;
+  void take_into(std::span<const T> dist_data, std::span<T> out, int count, detail::error_collector errs) const;
   template <indexer_item T>
-  void put_into(std::span<const T> part_data, std::span<T> dist_data, int count, reduce_op op) const;
+  void put_into(std::span<const T> part_data, std::span<T> dist_data, int count, reduce_op op,
+                detail::error_collector errs) const;
   template <mpi_item T>
   variable<T> put_v_impl(std::span<const std::int64_t> part_counts, std::span<const T> part_data,
                          const variable<T>* initial, put_mode mode) const;
 
   static void check_variable(detail::error_collector& errors, const char* what, std::int64_t expected_items,
                              std::span<const std::int64_t> counts, std::int64_t data_size);
+  // Names of the enumerators, for the messages of agree().
+  static std::string show_reduce_op(std::int64_t op);
+  static std::string show_put_mode(std::int64_t mode);
 
   distribution dist_;
   MPI_Comm comm_;
@@ -264,297 +324,7 @@ class global_indexer {
   mutable std::vector<std::max_align_t> scratch_[n_buffers];
 };
 
-// ---- template definitions ---------------------------------------------------
-
-template <mpi_item T, class RecvData>
-void global_indexer::exchange_variable(direction dir, std::span<const std::int64_t> lengths, const T* data,
-                                       std::int64_t* recv_lengths, RecvData&& recv_data,
-                                       std::int64_t sender_max) const {
-  const bool out = dir == direction::to_owners;
-  const auto& send_blocks = out ? send_counts_ : recv_counts_;
-  const auto& send_starts = out ? send_displs_ : recv_displs_;
-  const auto& recv_blocks = out ? recv_counts_ : send_counts_;
-  const auto& recv_starts = out ? recv_displs_ : send_displs_;
-
-  exchange_fixed(dir, lengths.data(), recv_lengths, 1, datatype<std::int64_t>());
-
-  const auto p = static_cast<std::size_t>(dist_.nranks());
-  std::vector<std::int64_t> per_rank(4 * p);
-  std::span<std::int64_t> send_elems(per_rank.data(), p), send_offs(per_rank.data() + p, p),
-      recv_elems(per_rank.data() + 2 * p, p), recv_offs(per_rank.data() + 3 * p, p);
-  std::int64_t send_total = 0, recv_total = 0;
-  for (std::size_t r = 0; r < p; ++r) {
-    const std::int64_t* s = lengths.data() + send_starts[r];
-    const std::int64_t* q = recv_lengths + recv_starts[r];
-    send_offs[r] = send_total;
-    send_elems[r] = std::accumulate(s, s + send_blocks[r], std::int64_t{0});
-    send_total += send_elems[r];
-    recv_offs[r] = recv_total;
-    recv_elems[r] = std::accumulate(q, q + recv_blocks[r], std::int64_t{0});
-    recv_total += recv_elems[r];
-  }
-  T* recv = recv_data(static_cast<std::size_t>(recv_total));
-  const std::int64_t global_extent = variable_extent(sender_max, std::max(send_total, recv_total));
-  detail::alltoallv(data, {send_elems, send_offs}, recv, {recv_elems, recv_offs}, datatype<T>(), global_extent,
-                    comm_);
-}
-
-template <indexer_item T>
-void global_indexer::take_into(std::span<const T> dist_data, std::span<T> out, int count) const {
-  auto errs = errors("dist::global_indexer::take");
-  check_count(errs, count);
-  if (!errs.failed()) {
-    detail::check_same_size_into(errs, "dist_data", static_cast<std::int64_t>(dist_data.size()),
-                                 "local_size*count", dist_.local_size() * count);
-    detail::check_same_size_into(errs, "out", static_cast<std::int64_t>(out.size()), "size()*count",
-                                 n_requests_ * count);
-  }
-  detail::agree(comm_, errs, 0, {"count", count});
-  const std::size_t c = group_size(count);
-
-  if constexpr (mpi_item<T>) {
-    // The owner gathers the requested items, in served order. One item per
-    // request is an assignment: a copy_n of runtime length would be a
-    // memmove call per item.
-    const std::size_t n_served = served_.size();
-    T* served_items = scratch<T>(send_buf, n_served * c);
-    const T* from = dist_data.data();
-    const std::int64_t* ids = served_.data();
-    if (c == 1) {
-      for (std::size_t j = 0; j < n_served; ++j) served_items[j] = from[ids[j]];
-    } else {
-      for (std::size_t j = 0; j < n_served; ++j) std::copy_n(from + ids[j] * count, c, served_items + j * c);
-    }
-    if (order_is_identity_) {
-      exchange_fixed(direction::from_owners, served_items, out.data(), count, datatype<T>());
-      return;
-    }
-    T* sorted = scratch<T>(recv_buf, static_cast<std::size_t>(n_requests_) * c);
-    exchange_fixed(direction::from_owners, served_items, sorted, count, datatype<T>());
-    T* to = out.data();
-    const std::int64_t* order = order_.data();
-    const std::size_t n = order_.size();
-    if (c == 1) {
-      for (std::size_t k = 0; k < n; ++k) to[order[k]] = sorted[k];
-    } else {
-      for (std::size_t k = 0; k < n; ++k) std::copy_n(sorted + k * c, c, to + order[k] * count);
-    }
-  } else {
-    // Generic items travel as one variable-length byte item per request.
-    std::vector<std::int64_t> byte_counts(served_.size());
-    std::vector<std::byte> bytes;
-    for (std::size_t j = 0; j < served_.size(); ++j) {
-      std::size_t before = bytes.size();
-      for (std::size_t v = 0; v < c; ++v) detail::serialise(dist_data[served_[j] * count + v], bytes);
-      byte_counts[j] = static_cast<std::int64_t>(bytes.size() - before);
-    }
-    std::vector<std::int64_t> arrived_counts(order_.size());
-    std::vector<std::byte> arrived;
-    exchange_variable<std::byte>(
-        direction::from_owners, byte_counts, bytes.data(), arrived_counts.data(),
-        [&arrived](std::size_t total) { arrived.resize(total); return arrived.data(); }, -1);
-    std::size_t pos = 0;
-    for (std::size_t k = 0; k < order_.size(); ++k)
-      for (std::size_t v = 0; v < c; ++v) detail::deserialise(arrived.data(), arrived.size(), pos, out[order_[k] * count + v]);
-  }
-}
-
-template <indexer_item T>
-void global_indexer::put_into(std::span<const T> part_data, std::span<T> dist_data, int count, reduce_op op) const {
-  auto errs = errors("dist::global_indexer::put");
-  check_count(errs, count);
-  if (!errs.failed()) {
-    detail::check_same_size_into(errs, "part_data", static_cast<std::int64_t>(part_data.size()), "size()*count",
-                                 n_requests_ * count);
-    detail::check_same_size_into(errs, "dist_data", static_cast<std::int64_t>(dist_data.size()),
-                                 "local_size*count", dist_.local_size() * count);
-  }
-  if (!supports<T>(op)) errs.invalid("reduce_op::", name(op), " cannot combine items of this type");
-  detail::agree(comm_, errs, 0, {"count", count});
-  const std::size_t c = group_size(count);
-
-  if constexpr (mpi_item<T>) {
-    const T* send = part_data.data();
-    const std::int64_t* order = order_.data();
-    const std::size_t n = order_.size();
-    if (!order_is_identity_) {
-      T* sorted = scratch<T>(send_buf, static_cast<std::size_t>(n_requests_) * c);
-      if (c == 1) {
-        for (std::size_t k = 0; k < n; ++k) sorted[k] = send[order[k]];
-      } else {
-        for (std::size_t k = 0; k < n; ++k) std::copy_n(send + order[k] * count, c, sorted + k * c);
-      }
-      send = sorted;
-    }
-    T* arrived = scratch<T>(recv_buf, served_.size() * c);
-    exchange_fixed(direction::to_owners, send, arrived, count, datatype<T>());
-    // Served order is rank order, then position order: the last write wins.
-    T* to = dist_data.data();
-    const std::int64_t* ids = served_.data();
-    const std::size_t n_served = served_.size();
-    if (op == reduce_op::none && c == 1) {
-      for (std::size_t j = 0; j < n_served; ++j) to[ids[j]] = arrived[j];
-    } else if (op == reduce_op::none) {
-      for (std::size_t j = 0; j < n_served; ++j) std::copy_n(arrived + j * c, c, to + ids[j] * count);
-    } else {
-      for (std::size_t j = 0; j < n_served; ++j) {
-        T* target = to + ids[j] * count;
-        const T* source = arrived + j * c;
-        for (std::size_t v = 0; v < c; ++v) combine(op, target[v], source[v]);
-      }
-    }
-  } else {
-    std::vector<std::int64_t> byte_counts(order_.size());
-    std::vector<std::byte> bytes;
-    for (std::size_t k = 0; k < order_.size(); ++k) {
-      std::size_t before = bytes.size();
-      for (std::size_t v = 0; v < c; ++v) detail::serialise(part_data[order_[k] * count + v], bytes);
-      byte_counts[k] = static_cast<std::int64_t>(bytes.size() - before);
-    }
-    std::vector<std::int64_t> arrived_counts(served_.size());
-    std::vector<std::byte> arrived;
-    exchange_variable<std::byte>(
-        direction::to_owners, byte_counts, bytes.data(), arrived_counts.data(),
-        [&arrived](std::size_t total) { arrived.resize(total); return arrived.data(); }, -1);
-    std::size_t pos = 0;
-    T value{};
-    for (std::size_t j = 0; j < served_.size(); ++j)
-      for (std::size_t v = 0; v < c; ++v) {
-        detail::deserialise(arrived.data(), arrived.size(), pos, value);
-        combine(op, dist_data[served_[j] * count + v], value);
-      }
-  }
-}
-
-template <mpi_item T>
-void global_indexer::take_v(std::span<const std::int64_t> dist_counts, std::span<const T> dist_data,
-                            variable<T>& out) const {
-  auto errs = errors("dist::global_indexer::take_v");
-  check_variable(errs, "dist_counts", dist_.local_size(), dist_counts, static_cast<std::int64_t>(dist_data.size()));
-
-  // Where each owned item starts, and what this rank sends (known before the
-  // exchange, so the check's allreduce also agrees on the largest sender).
-  const std::size_t n_served = served_.size();
-  std::int64_t* starts = scratch<std::int64_t>(offsets_buf, dist_counts.size() + 1);
-  std::int64_t* served_counts = scratch<std::int64_t>(send_len_buf, n_served);
-  std::int64_t served_total = 0;
-  if (!errs.failed()) {
-    starts[0] = 0;
-    std::inclusive_scan(dist_counts.begin(), dist_counts.end(), starts + 1);
-    for (std::size_t j = 0; j < n_served; ++j) served_total += served_counts[j] = dist_counts[served_[j]];
-  }
-  const std::int64_t sender_max = detail::agree(comm_, errs, served_total);
-
-  T* served_data = scratch<T>(send_buf, static_cast<std::size_t>(served_total));
-  for (std::size_t j = 0, at = 0; j < n_served; at += static_cast<std::size_t>(served_counts[j]), ++j)
-    std::copy_n(dist_data.data() + starts[served_[j]], served_counts[j], served_data + at);
-
-  const std::span<const std::int64_t> lengths(served_counts, n_served);
-  const std::size_t n = order_.size();
-  out.counts.resize(n);
-  if (order_is_identity_) {
-    exchange_variable<T>(
-        direction::from_owners, lengths, served_data, out.counts.data(),
-        [&out](std::size_t total) { out.data.resize(total); return out.data.data(); }, sender_max);
-    return;
-  }
-  std::int64_t* sorted_counts = scratch<std::int64_t>(recv_len_buf, n);
-  T* sorted_data = nullptr;
-  std::size_t sorted_total = 0;
-  exchange_variable<T>(
-      direction::from_owners, lengths, served_data, sorted_counts,
-      [&](std::size_t total) { sorted_total = total; return sorted_data = scratch<T>(recv_buf, total); },
-      sender_max);
-
-  // Back to request order: item k of the sorted requests is request order_[k].
-  const std::int64_t* order = order_.data();
-  for (std::size_t k = 0; k < n; ++k) out.counts[order[k]] = sorted_counts[k];
-  std::int64_t* item_starts = scratch<std::int64_t>(offsets_buf, n);
-  std::exclusive_scan(out.counts.begin(), out.counts.end(), item_starts, std::int64_t{0});
-  out.data.resize(sorted_total);
-  T* to = out.data.data();
-  for (std::size_t k = 0, at = 0; k < n; at += static_cast<std::size_t>(sorted_counts[k]), ++k)
-    std::copy_n(sorted_data + at, sorted_counts[k], to + item_starts[order[k]]);
-}
-
-template <mpi_item T>
-variable<T> global_indexer::put_v_impl(std::span<const std::int64_t> part_counts, std::span<const T> part_data,
-                                       const variable<T>* initial, put_mode mode) const {
-  auto errs = errors("dist::global_indexer::put_v");
-  check_variable(errs, "part_counts", n_requests_, part_counts, static_cast<std::int64_t>(part_data.size()));
-  if (initial)
-    check_variable(errs, "initial.counts", dist_.local_size(), initial->counts,
-                   static_cast<std::int64_t>(initial->data.size()));
-  // The check's allreduce also agrees on the largest sender.
-  const std::int64_t sender_max =
-      detail::agree(comm_, errs, errs.failed() ? 0 : static_cast<std::int64_t>(part_data.size()),
-                    {"put_mode", static_cast<std::int64_t>(mode)});
-
-  // Requests in owner order, then to the owners.
-  const std::size_t n = order_.size();
-  std::span<const std::int64_t> send_counts = part_counts;
-  const T* send = part_data.data();
-  if (!order_is_identity_) {
-    std::int64_t* starts = scratch<std::int64_t>(offsets_buf, n + 1);
-    starts[0] = 0;
-    std::inclusive_scan(part_counts.begin(), part_counts.end(), starts + 1);
-    std::int64_t* sorted_counts = scratch<std::int64_t>(send_len_buf, n);
-    T* sorted_data = scratch<T>(send_buf, part_data.size());
-    const std::int64_t* order = order_.data();
-    for (std::size_t k = 0, at = 0; k < n; ++k) {
-      sorted_counts[k] = part_counts[order[k]];
-      std::copy_n(part_data.data() + starts[order[k]], sorted_counts[k], sorted_data + at);
-      at += static_cast<std::size_t>(sorted_counts[k]);
-    }
-    send_counts = {sorted_counts, n};
-    send = sorted_data;
-  }
-  const std::size_t n_served = served_.size();
-  std::int64_t* arrived_counts = scratch<std::int64_t>(recv_len_buf, n_served);
-  T* arrived = nullptr;
-  exchange_variable<T>(
-      direction::to_owners, send_counts, send, arrived_counts,
-      [&](std::size_t total) { return arrived = scratch<T>(recv_buf, total); }, sender_max);
-  std::int64_t* arrived_starts = scratch<std::int64_t>(offsets_buf, n_served + 1);
-  arrived_starts[0] = 0;
-  std::inclusive_scan(arrived_counts, arrived_counts + n_served, arrived_starts + 1);
-
-  const std::size_t n_local = static_cast<std::size_t>(dist_.local_size());
-  std::vector<std::int64_t> initial_starts = initial ? initial->offsets() : std::vector<std::int64_t>();
-  auto initial_count = [&](std::size_t i) { return initial ? initial->counts[i] : std::int64_t{0}; };
-
-  variable<T> result;
-  result.counts.resize(n_local);
-  if (mode == put_mode::replace) {
-    // last[i]: the served request that wins item i, or -1.
-    std::vector<std::int64_t> last(n_local, -1);
-    for (std::size_t j = 0; j < n_served; ++j) last[served_[j]] = static_cast<std::int64_t>(j);
-    for (std::size_t i = 0; i < n_local; ++i)
-      result.counts[i] = last[i] >= 0 ? arrived_counts[last[i]] : initial_count(i);
-    auto offsets = result.offsets();
-    result.data.resize(static_cast<std::size_t>(offsets.back()));
-    for (std::size_t i = 0; i < n_local; ++i) {
-      const T* from = last[i] >= 0 ? arrived + arrived_starts[last[i]]
-                                   : (initial ? initial->data.data() + initial_starts[i] : nullptr);
-      if (result.counts[i] > 0) std::copy_n(from, result.counts[i], result.data.data() + offsets[i]);
-    }
-  } else {
-    for (std::size_t i = 0; i < n_local; ++i) result.counts[i] = initial_count(i);
-    for (std::size_t j = 0; j < n_served; ++j) result.counts[served_[j]] += arrived_counts[j];
-    auto cursor = result.offsets();
-    result.data.resize(static_cast<std::size_t>(cursor.back()));
-    for (std::size_t i = 0; i < n_local; ++i) {
-      if (initial_count(i) > 0)
-        std::copy_n(initial->data.data() + initial_starts[i], initial_count(i), result.data.data() + cursor[i]);
-      cursor[i] += initial_count(i);
-    }
-    // Served order is rank order, then position order: extend appends in it.
-    for (std::size_t j = 0; j < n_served; ++j) {
-      std::copy_n(arrived + arrived_starts[j], arrived_counts[j], result.data.data() + cursor[served_[j]]);
-      cursor[served_[j]] += arrived_counts[j];
-    }
-  }
-  return result;
-}
-
 }  // namespace vseg::dist
+
+// The definitions of the member templates above.
+#include "vseg/dist/detail/global_indexer_templates.hpp"

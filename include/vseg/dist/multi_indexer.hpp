@@ -105,7 +105,10 @@ class multi_indexer {
       errs.invalid("parts has ", parts.size(), " lists but the indexer has ", lists());
     } else if (count >= 1) {
       for (std::size_t l = 0; l < parts.size(); ++l)
-        if (static_cast<std::int64_t>(parts[l].size()) != list_size(l) * count) {
+        if (std::int64_t expected = 0; !detail::multiply_checked(list_size(l), count, expected)) {
+          errs.overflow("list ", l, " has ", list_size(l), " indices of count ", count, ": the size overflows int64");
+          break;
+        } else if (static_cast<std::int64_t>(parts[l].size()) != expected) {
           errs.invalid("parts[", l, "] has size ", parts[l].size(), " but list ", l, " has ", list_size(l),
                        " indices of count ", count);
           break;

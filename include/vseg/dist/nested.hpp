@@ -70,7 +70,7 @@ class nested {
   // for n = 2); no element moves, no communication. O(n * virtual segments).
   nested replicate(std::int64_t n) const {
     if (n < 0) vseg::detail::throw_invalid("dist::nested::replicate", "n is ", n, ", negative");
-    return with_vsegids(repeat(std::vector<std::int64_t>(vsegids_.size(), n)));
+    return with_vsegids(repeat(std::vector<std::int64_t>(vsegids_.size(), n), "dist::nested::replicate"));
   }
 
   // Local: virtual segment k repeated counts[k] times (lifted replicate); no
@@ -81,7 +81,7 @@ class nested {
                                   vsegids_.size(), " virtual segments");
     for (std::size_t k = 0; k < counts.size(); ++k)
       if (counts[k] < 0) vseg::detail::throw_invalid("dist::nested::expand", "counts[", k, "] is ", counts[k]);
-    return with_vsegids(repeat(std::vector<std::int64_t>(counts.begin(), counts.end())));
+    return with_vsegids(repeat(std::vector<std::int64_t>(counts.begin(), counts.end()), "dist::nested::expand"));
   }
 
   // Collective: the distribution of virtual segments (rank r's list comes
@@ -143,7 +143,11 @@ class nested {
         errs.invalid("segment length ", s, " is ", segments.counts[s], ", negative");
         break;
       }
-      total += segments.counts[s];
+      if (!detail::add_checked(total, segments.counts[s], total)) {
+        errs.overflow("segment lengths add up to more than 2^63-1 at segment ", s, " (length ", segments.counts[s],
+                      ")");
+        break;
+      }
     }
     if (!errs.failed() && total != static_cast<std::int64_t>(segments.data.size()))
       errs.invalid("segment lengths add up to ", total, " but the data has ", segments.data.size(), " elements");
@@ -151,9 +155,16 @@ class nested {
     return static_cast<std::int64_t>(segments.counts.size());
   }
 
-  std::vector<std::int64_t> repeat(const std::vector<std::int64_t>& times) const {
+  // Virtual segment k repeated times[k] times; throws std::overflow_error if
+  // the number of results passes 2^63-1 (checked before any allocation).
+  std::vector<std::int64_t> repeat(const std::vector<std::int64_t>& times, const char* operation) const {
+    std::int64_t total = 0;
+    for (std::size_t k = 0; k < times.size(); ++k)
+      if (!detail::add_checked(total, times[k], total))
+        vseg::detail::throw_overflow(operation, "the result has more than 2^63-1 virtual segments (at segment ", k,
+                                     ", repeated ", times[k], " times)");
     std::vector<std::int64_t> result;
-    result.reserve(static_cast<std::size_t>(std::accumulate(times.begin(), times.end(), std::int64_t{0})));
+    result.reserve(static_cast<std::size_t>(total));
     for (std::size_t k = 0; k < vsegids_.size(); ++k) result.insert(result.end(), times[k], vsegids_[k]);
     return result;
   }
