@@ -97,11 +97,9 @@ void for_each_merge_block(const std::vector<merge_block>& blocks, Body&& body) {
     body(blocks[0]);
     return;
   }
-  tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, count, 1),
-                    [&](const tbb::blocked_range<std::int64_t>& r) {
-                      for (std::int64_t b = r.begin(); b < r.end(); ++b)
-                        body(blocks[static_cast<std::size_t>(b)]);
-                    });
+  parallel_for(count, 1, [&](std::int64_t lo, std::int64_t hi) {
+    for (std::int64_t b = lo; b < hi; ++b) body(blocks[static_cast<std::size_t>(b)]);
+  });
 }
 
 // Segmented fold, load-balanced and deterministic.
