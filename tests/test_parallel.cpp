@@ -1,7 +1,8 @@
 // The scheduler contract of detail/parallel.hpp, on whichever backend the
 // build uses (oneTBB, or the fork-join backend of the ThreadSanitizer build):
 // every index visited once, blocks as documented, exceptions reach the
-// caller, nested loops finish, loops really run on two threads at once.
+// caller, nested loops finish, loops really run on two threads at once; and
+// bool results of neighbouring blocks do not share a word.
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -16,6 +17,8 @@
 
 #include "support.hpp"
 #include "vseg/detail/parallel.hpp"
+#include "vseg/flat.hpp"
+#include "vseg/segmented.hpp"
 
 using vseg::detail::for_each_block;
 using vseg::detail::parallel_for;
@@ -123,4 +126,42 @@ TEST_CASE("thread_limit refuses fewer than one thread") {
                        std::invalid_argument);
   CHECK_THROWS_WITH_AS(thread_limit(-3), "thread_limit: threads is -3, must be at least 1",
                        std::invalid_argument);
+}
+
+TEST_CASE("bool results of neighbouring blocks are separate objects: reduce, scan, fold_s, scan_s") {
+  // Per-block partials of bool were a std::vector<bool>, whose neighbouring
+  // bits share one word: blocks writing them in parallel raced (reported by
+  // the ThreadSanitizer build) and could lose a partial. xor is sensitive to
+  // any lost partial.
+  auto rng = vseg::test::seeded(23);
+  const std::int64_t n = 40 * vseg::tuning::flat_block + 5;
+  const auto v = vseg::test::random_flags_vector(rng, n, 0.5);
+  const vseg::array<bool> xs(v);
+  // Segments of about 1.5 blocks, so most of them span a block boundary.
+  std::vector<std::int64_t> lengths;
+  for (std::int64_t left = n; left > 0; left -= lengths.back())
+    lengths.push_back(std::min<std::int64_t>(left, 3 * vseg::tuning::segmented_block / 2 + 11));
+  const auto s = vseg::segd::from_lengths(vseg::array<std::int64_t>(lengths));
+
+  bool parity = false;
+  std::vector<bool> prefix, seg_parity, seg_prefix;
+  for (bool x : v) {
+    prefix.push_back(parity);
+    parity = parity != x;
+  }
+  std::int64_t k = 0;
+  for (std::int64_t len : lengths) {
+    bool p = false;
+    for (std::int64_t i = 0; i < len; ++i, ++k) {
+      seg_prefix.push_back(p);
+      p = p != v[static_cast<std::size_t>(k)];
+    }
+    seg_parity.push_back(p);
+  }
+  vseg::test::for_each_thread_count([&](int) {
+    CHECK(vseg::reduce(xs, vseg::logical_xor{}) == parity);
+    CHECK(vseg::to_vector(vseg::scan(xs, vseg::logical_xor{})) == prefix);
+    CHECK(vseg::to_vector(vseg::fold_s(s, xs, vseg::logical_xor{})) == seg_parity);
+    CHECK(vseg::to_vector(vseg::scan_s(s, xs, vseg::logical_xor{})) == seg_prefix);
+  });
 }

@@ -15,7 +15,10 @@
 // set by meson -Dparallel_backend=threads; the reasons are in that header).
 #pragma once
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <stdexcept>
 #include <string>
 
@@ -84,6 +87,33 @@ void for_each_block(std::int64_t n, std::int64_t block, Body&& body) {
   };
   if (blocks > 0) run_ranges(blocks, 1, run_blocks);
 }
+
+// One value per block, for the results blocks write in parallel: contiguous,
+// one object per value. Not std::vector<T>: std::vector<bool> packs 64 values
+// into one word, so two blocks writing neighbouring bools race on it (found
+// by the ThreadSanitizer build in fold_s over bools).
+template <class T>
+class per_block {
+ public:
+  // count values, each a copy of init. O(count).
+  per_block(std::int64_t count, const T& init)
+      : size_(static_cast<std::size_t>(count)), values_(std::make_unique<T[]>(size_)) {
+    std::fill(values_.get(), values_.get() + size_, init);
+  }
+  T& operator[](std::size_t i) { return values_[i]; }
+  const T& operator[](std::size_t i) const { return values_[i]; }
+  T* data() { return values_.get(); }
+  const T* data() const { return values_.get(); }
+  std::size_t size() const { return size_; }
+  T* begin() { return data(); }
+  T* end() { return data() + size_; }
+  const T* begin() const { return data(); }
+  const T* end() const { return data() + size_; }
+
+ private:
+  std::size_t size_;
+  std::unique_ptr<T[]> values_;
+};
 
 // Sorts [first, last) by <, in parallel, not stably. O(n log n) work.
 template <class It>
