@@ -9,6 +9,7 @@
 #include <vector>
 
 #include <doctest/doctest.h>
+
 #include "vseg/detail/parallel.hpp"
 #include "vseg/tuning.hpp"
 
