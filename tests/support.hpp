@@ -9,8 +9,8 @@
 #include <vector>
 
 #include <doctest/doctest.h>
-#include <tbb/global_control.h>
 
+#include "vseg/detail/parallel.hpp"
 #include "vseg/tuning.hpp"
 
 namespace vseg::test {
@@ -28,8 +28,7 @@ inline std::vector<int> thread_counts() { return {2, 1, 4, 3}; }
 template <class Body>
 void for_each_thread_count(Body&& body) {
   for (int threads : thread_counts()) {
-    tbb::global_control limit(tbb::global_control::max_allowed_parallelism,
-                              static_cast<std::size_t>(threads));
+    detail::thread_limit limit(threads);
     INFO("threads = " << threads);
     body(threads);
   }

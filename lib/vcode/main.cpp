@@ -12,9 +12,8 @@
 #include <chrono>
 #include <memory>
 
-#include <tbb/global_control.h>
-
 #include "heap.hpp"
+#include "vseg/detail/parallel.hpp"
 #include "vseg/vcode/interpreter.hpp"
 #include "vseg/vcode/program.hpp"
 
@@ -98,10 +97,8 @@ int main(int argc, char** argv) {
   std::ostringstream text;
   text << in.rdbuf();
 
-  std::unique_ptr<tbb::global_control> limit;
-  if (threads > 0)
-    limit = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism,
-                                                  static_cast<std::size_t>(threads));
+  std::unique_ptr<vseg::detail::thread_limit> limit;
+  if (threads > 0) limit = std::make_unique<vseg::detail::thread_limit>(threads);
   try {
     const vseg::vcode::program prog = vseg::vcode::parse(text.str());
     const auto start = std::chrono::steady_clock::now();

@@ -95,7 +95,7 @@ void fold_flat(const segd& s, const Reader& read, const Monoid& mon, T* out) {
   const auto blocks = merge_path_blocks(m, n, ends);
   const auto count = static_cast<std::int64_t>(blocks.size());
   // carry[b]: the fold of the unfinished segment's elements in block b.
-  std::vector<T> carry(static_cast<std::size_t>(count), mon.identity());
+  per_block<T> carry(count, mon.identity());
   parallel_for(count, 1, [&](std::int64_t lo, std::int64_t hi) {
     const Reader r = read;  // a local copy: its pointers stay in registers
     for (std::int64_t b = lo; b < hi; ++b) {

@@ -97,11 +97,9 @@ void for_each_merge_block(const std::vector<merge_block>& blocks, Body&& body) {
     body(blocks[0]);
     return;
   }
-  tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, count, 1),
-                    [&](const tbb::blocked_range<std::int64_t>& r) {
-                      for (std::int64_t b = r.begin(); b < r.end(); ++b)
-                        body(blocks[static_cast<std::size_t>(b)]);
-                    });
+  parallel_for(count, 1, [&](std::int64_t lo, std::int64_t hi) {
+    for (std::int64_t b = lo; b < hi; ++b) body(blocks[static_cast<std::size_t>(b)]);
+  });
 }
 
 // Segmented fold, load-balanced and deterministic.
@@ -116,7 +114,7 @@ void fold_segments(std::int64_t m, std::int64_t n, const Ends& ends,
   auto blocks = merge_path_blocks(m, n, ends);
   const auto count = blocks.size();
   // carry[b]: the fold of the unfinished segment's elements in block b.
-  std::vector<T> carry(count, mon.identity());
+  per_block<T> carry(static_cast<std::int64_t>(count), mon.identity());
   parallel_for(static_cast<std::int64_t>(count), 1, [&](std::int64_t lo, std::int64_t hi) {
     for (std::int64_t b = lo; b < hi; ++b) {
       for_each_piece(blocks[static_cast<std::size_t>(b)], m, ends,
@@ -160,7 +158,7 @@ void scan_segments(std::int64_t m, std::int64_t n, const Ends& ends,
   auto blocks = merge_path_blocks(m, n, ends);
   const auto count = blocks.size();
   // Pass 1: the fold of the unfinished segment's elements in each block.
-  std::vector<T> carry(count, mon.identity());
+  per_block<T> carry(static_cast<std::int64_t>(count), mon.identity());
   parallel_for(static_cast<std::int64_t>(count), 1, [&](std::int64_t lo, std::int64_t hi) {
     for (std::int64_t b = lo; b < hi; ++b) {
       const merge_block& blk = blocks[static_cast<std::size_t>(b)];

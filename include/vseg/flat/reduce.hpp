@@ -32,7 +32,7 @@ element_t<R> reduce(const R& xs, const Monoid& m) {
   const auto n = static_cast<std::int64_t>(in.size());
   const std::int64_t block = tuning::flat_block;
   if (n <= block) return reduce_serial<T>(in, m);
-  std::vector<T> partial(static_cast<std::size_t>(detail::block_count(n, block)));
+  detail::per_block<T> partial(detail::block_count(n, block), m.identity());
   detail::for_each_block(n, block, [&](std::int64_t b, std::int64_t lo, std::int64_t hi) {
     partial[static_cast<std::size_t>(b)] = reduce_serial<T>(in.subspan(lo, hi - lo), m);
   });

@@ -61,7 +61,7 @@ T scan_into(std::span<const T> in, T* out, const Monoid& m, scan_kind kind) {
                                         : scan_inclusive_serial<T>(part, out + lo, acc, m);
   };
   if (n <= block) return run(0, n, m.identity());
-  std::vector<T> offset(static_cast<std::size_t>(block_count(n, block)));
+  per_block<T> offset(block_count(n, block), m.identity());
   for_each_block(n, block, [&](std::int64_t b, std::int64_t lo, std::int64_t hi) {
     offset[static_cast<std::size_t>(b)] = reduce_serial<T>(in.subspan(lo, hi - lo), m);
   });

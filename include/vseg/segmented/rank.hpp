@@ -18,8 +18,6 @@
 #include <type_traits>
 #include <utility>
 
-#include <tbb/parallel_sort.h>
-
 #include "vseg/array.hpp"
 #include "vseg/detail/parallel.hpp"
 #include "vseg/detail/range.hpp"
@@ -47,7 +45,7 @@ std::uint64_t order_word(T x) {
 
 // Sorts (word, position) pairs; positions are distinct, so any sort is stable.
 inline void sort_pairs(std::pair<std::uint64_t, std::int64_t>* first, std::pair<std::uint64_t, std::int64_t>* last) {
-  if (last - first > tuning::serial_cutoff) tbb::parallel_sort(first, last);
+  if (last - first > tuning::serial_cutoff) parallel_sort(first, last);
   else std::sort(first, last);
 }
 
