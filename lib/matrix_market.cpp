@@ -55,6 +55,29 @@ std::string lower_case(std::string_view s) {
   return out;
 }
 
+// A field or line as a message quotes it: in single quotes, at most
+// `shown_bytes` bytes of it, bytes outside printable ASCII (NUL, a BOM, a
+// tab) and the backslash as \xNN, and the total length when it is cut:
+// 'abc...' (50000000 bytes). A 50 MB field must not make a 50 MB message.
+std::string quoted(std::string_view text) {
+  constexpr std::size_t shown_bytes = 40;
+  static constexpr char hex[] = "0123456789abcdef";
+  std::string out = "'";
+  for (std::size_t i = 0; i < text.size() && i < shown_bytes; ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c >= 0x20 && c < 0x7f && c != '\\') {
+      out += static_cast<char>(c);
+    } else {
+      out += "\\x";
+      out += hex[c >> 4];
+      out += hex[c & 0xf];
+    }
+  }
+  if (text.size() > shown_bytes) out += "...' (" + std::to_string(text.size()) + " bytes)";
+  else out += "'";
+  return out;
+}
+
 bool is_blank(std::string_view line) {
   return std::all_of(line.begin(), line.end(), [](char c) { return c == ' ' || c == '\t'; });
 }
@@ -130,27 +153,31 @@ header read_banner(line_reader& lines) {
   if (!lines.next(line)) lines.fail_at(1, "empty input; expected the banner ", expected_banner);
   const auto f = split_fields(line);
   if (f.empty() || f[0] != "%%MatrixMarket")
-    lines.fail("bad banner '", line, "'; expected ", expected_banner);
+    lines.fail("bad banner ", quoted(line), "; expected ", expected_banner);
   if (f.size() != 5)
-    lines.fail("bad banner '", line, "': it has ", f.size() - 1, " words after %%MatrixMarket, expected 4 (",
+    lines.fail("bad banner ", quoted(line), ": it has ", f.size() - 1, " words after %%MatrixMarket, expected 4 (",
                expected_banner, ")");
   if (const auto object = lower_case(f[1]); object != "matrix")
-    lines.fail("unsupported object '", f[1], "': only 'matrix' is read");
+    lines.fail("unsupported object ", quoted(f[1]), ": only 'matrix' is read");
   if (const auto format = lower_case(f[2]); format != "coordinate")
-    lines.fail("unsupported format '", f[2], "': only 'coordinate' is read");
+    lines.fail("unsupported format ", quoted(f[2]), ": only 'coordinate' is read");
   header h{};
   const auto field = lower_case(f[3]);
   if (field == "real") h.field = mm_field::real;
   else if (field == "integer") h.field = mm_field::integer;
   else if (field == "pattern") h.field = mm_field::pattern;
-  else lines.fail("unsupported field '", f[3], "': only real, integer and pattern are read");
+  else lines.fail("unsupported field ", quoted(f[3]), ": only real, integer and pattern are read");
   const auto symmetry = lower_case(f[4]);
   if (symmetry == "general") h.symmetry = mm_symmetry::general;
   else if (symmetry == "symmetric") h.symmetry = mm_symmetry::symmetric;
   else if (symmetry == "skew-symmetric") h.symmetry = mm_symmetry::skew_symmetric;
-  else lines.fail("unsupported symmetry '", f[4], "': only general, symmetric and skew-symmetric are read");
+  else lines.fail("unsupported symmetry ", quoted(f[4]), ": only general, symmetric and skew-symmetric are read");
   return h;
 }
+
+// Rows a matrix may have beyond two per entry (see read_size_line): 2^20
+// rows cost 16 MB while reading.
+constexpr std::int64_t max_rows_beyond_entries = std::int64_t{1} << 20;
 
 struct size_line {
   std::int64_t rows, cols, entries, line;
@@ -165,10 +192,19 @@ size_line read_size_line(line_reader& lines, const header& h) {
   size_line s{0, 0, 0, lines.line_number()};
   if (f.size() != 3 || !parse_integer(f[0], s.rows) || !parse_integer(f[1], s.cols) ||
       !parse_integer(f[2], s.entries) || s.rows < 0 || s.cols < 0 || s.entries < 0)
-    lines.fail("bad size line '", line, "'; expected 'rows cols entries', three non-negative integers");
+    lines.fail("bad size line ", quoted(line), "; expected 'rows cols entries', three non-negative integers");
   if (h.symmetry != mm_symmetry::general && s.rows != s.cols)
     lines.fail("a ", h.symmetry == mm_symmetry::symmetric ? "symmetric" : "skew-symmetric",
                " matrix must be square, but the size line gives ", s.rows, " x ", s.cols);
+  // The compressed rows cost 16 bytes per row while reading, entries or not,
+  // and nothing in the input pays for an empty row: a 20-byte size line
+  // could ask for gigabytes. So rows beyond two per entry (an entry touches
+  // at most two rows, mirrored) plus a fixed allowance are refused here,
+  // before anything is allocated; the entries themselves are read before
+  // the rows are allocated, so a false entry count is found first.
+  if (s.rows > max_rows_beyond_entries && (s.rows - max_rows_beyond_entries) / 2 > s.entries)
+    lines.fail("the size line declares ", s.rows, " rows for ", s.entries, " entries; at most 2^20 rows",
+               " plus two per entry are read, as an empty row costs memory the input does not pay for");
   return s;
 }
 
@@ -187,7 +223,7 @@ struct triplets {
 triplets read_entries(line_reader& lines, const header& h, const size_line& s) {
   // Reserve for the announced entries, but trust a size line only so far:
   // a corrupt count must not allocate gigabytes before the input runs out.
-  constexpr std::int64_t reserve_cap = std::int64_t{1} << 22;
+  constexpr std::int64_t reserve_cap = std::int64_t{1} << 16;
   const auto reserve = static_cast<std::size_t>(std::min(s.entries, reserve_cap));
   triplets t;
   t.rows.reserve(reserve);
@@ -203,19 +239,19 @@ triplets read_entries(line_reader& lines, const header& h, const size_line& s) {
                  " entries announced by the size line (line ", s.line, ")");
     const auto f = split_fields(line);
     if (f.size() != expected_fields)
-      lines.fail("entry ", k + 1, " '", line, "' has ", f.size(), " fields; expected ",
+      lines.fail("entry ", k + 1, " ", quoted(line), " has ", f.size(), " fields; expected ",
                  expected_form);
     std::int64_t r = 0, c = 0;
-    if (!parse_integer(f[0], r)) lines.fail("row index '", f[0], "' is not an integer");
-    if (!parse_integer(f[1], c)) lines.fail("column index '", f[1], "' is not an integer");
+    if (!parse_integer(f[0], r)) lines.fail("row index ", quoted(f[0]), " is not an integer");
+    if (!parse_integer(f[1], c)) lines.fail("column index ", quoted(f[1]), " is not an integer");
     if (r < 1 || r > s.rows) lines.fail("row index ", r, " outside [1, ", s.rows, "]");
     if (c < 1 || c > s.cols) lines.fail("column index ", c, " outside [1, ", s.cols, "]");
     double v = 1.0;
     if (h.field == mm_field::real) {
-      if (!parse_real(f[2], v)) lines.fail("value '", f[2], "' is not a finite real number");
+      if (!parse_real(f[2], v)) lines.fail("value ", quoted(f[2]), " is not a finite real number");
     } else if (h.field == mm_field::integer) {
       std::int64_t i = 0;
-      if (!parse_integer(f[2], i)) lines.fail("value '", f[2], "' is not an integer");
+      if (!parse_integer(f[2], i)) lines.fail("value ", quoted(f[2]), " is not an integer");
       v = static_cast<double>(i);
     }
     --r;
@@ -228,7 +264,7 @@ triplets read_entries(line_reader& lines, const header& h, const size_line& s) {
     if (r != c && h.symmetry == mm_symmetry::skew_symmetric) t.push(c, r, -v);
   }
   if (lines.next_content(line))
-    lines.fail("an entry '", line, "' beyond the ", s.entries,
+    lines.fail("an entry ", quoted(line), " beyond the ", s.entries,
                " announced by the size line (line ", s.line, ")");
   return t;
 }

@@ -3,7 +3,9 @@
 // crafted valid and malformed inputs, and the matrix generators.
 //
 // The shared matrices are found through the environment variable
-// VSEG_MATRIX_DIR (set by the Meson test declaration).
+// VSEG_MATRIX_DIR (set by the Meson test declaration). The test cases that
+// read them have "shared data" in their names: Meson runs them as a
+// separate test, skipped when the shared directory is absent.
 #include "vseg/matrix_market.hpp"
 
 #include <algorithm>
@@ -11,10 +13,15 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <numeric>
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <doctest/doctest.h>
 
@@ -129,7 +136,7 @@ csr_matrix read_text(const std::string& text) {
 
 }  // namespace
 
-TEST_CASE("read_matrix_market: the shared matrices agree with an independent reading") {
+TEST_CASE("read_matrix_market: shared data: the shared matrices agree with an independent reading") {
   struct expected {
     const char* name;
     std::int64_t rows, cols, nnz;  // nnz after symmetric expansion
@@ -160,7 +167,7 @@ TEST_CASE("read_matrix_market: the shared matrices agree with an independent rea
   }
 }
 
-TEST_CASE("read_matrix_market: a few entries of the shared matrices") {
+TEST_CASE("read_matrix_market: shared data: a few entries of the shared matrices") {
   const auto dir = matrix_dir();
   SUBCASE("LFAT5: real symmetric, mirrored") {
     const auto m = vseg::read_matrix_market((dir / "LFAT5.mtx").string());
@@ -198,7 +205,7 @@ TEST_CASE("read_matrix_market: a few entries of the shared matrices") {
   }
 }
 
-TEST_CASE("read_matrix_market: wrong.mtx is rejected naming the file and line") {
+TEST_CASE("read_matrix_market: shared data: wrong.mtx is rejected naming the file and line") {
   const auto path = (matrix_dir() / "wrong.mtx").string();
   try {
     vseg::read_matrix_market(path);
@@ -426,4 +433,146 @@ TEST_CASE("random_matrix: rows longer than cols are capped, degenerate shapes, b
   CHECK_THROWS_AS(vseg::random_matrix(-1, 10, 3.0, seed), std::invalid_argument);
   CHECK_THROWS_AS(vseg::random_matrix(10, -1, 3.0, seed), std::invalid_argument);
   CHECK_THROWS_AS(vseg::random_matrix(10, 10, -3.0, seed), std::invalid_argument);
+}
+
+namespace {
+
+// The process's address space now, in bytes (the first field of /proc/self/statm).
+std::int64_t address_space_bytes() {
+  std::ifstream statm("/proc/self/statm");
+  std::int64_t pages = 0;
+  statm >> pages;
+  REQUIRE(pages > 0);
+  return pages * sysconf(_SC_PAGESIZE);
+}
+
+// Runs body() in a child process whose address space may grow by at most
+// `extra_bytes` (RLIMIT_AS), so that any large allocation fails; returns the
+// child's exit status, or 128 + the signal that ended it. The reader is
+// serial, so the child never needs the parent's TBB threads.
+int run_with_address_limit(std::int64_t extra_bytes, const std::function<int()>& body) {
+  const std::int64_t limit = address_space_bytes() + extra_bytes;
+  const pid_t child = fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    const rlimit r{static_cast<rlim_t>(limit), static_cast<rlim_t>(limit)};
+    if (setrlimit(RLIMIT_AS, &r) != 0) _exit(90);
+    const int code = body();
+    std::fflush(stderr);
+    _exit(code);
+  }
+  int status = 0;
+  REQUIRE(waitpid(child, &status, 0) == child);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+// Exit codes of a child that reads one crafted input.
+constexpr int refused_at = 10;  // + the line of the parse_error (below 100)
+constexpr int accepted = 1, other_exception = 2;
+
+// Reads `text` and says how it went: accepted, a parse_error at line L
+// (refused_at + L, the message on stderr), or another exception.
+int read_and_classify(const std::string& text) {
+  try {
+    const auto m = read_text(text);
+    std::fprintf(stderr, "accepted: %lld rows, %lld entries\n", static_cast<long long>(m.rows),
+                 static_cast<long long>(m.nnz()));
+    return accepted;
+  } catch (const parse_error& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    return refused_at + static_cast<int>(std::min<std::int64_t>(e.line(), 80));
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "other exception: %s\n", e.what());
+    return other_exception;
+  }
+}
+
+constexpr std::int64_t limit_bytes = std::int64_t{1} << 30;  // 1 GiB more than the test has
+
+}  // namespace
+
+TEST_CASE("read_matrix_market: a huge declared size is refused at the size line, in bounded memory") {
+  const std::string general = "%%MatrixMarket matrix coordinate real general\n";
+  // Each is refused at line 2 without allocating for the declared rows: a
+  // large allocation would fail under the limit and give another exception.
+  // (10000000 1 0 is the fuzzer's find: within an allowance of 2^24 rows it took seconds.)
+  for (const std::string size : {"10000000 1 0", "1000000000 1 0", "1000000000000 1 0", "9223372036854775807 1 0",
+                                 "9223372036854775807 9223372036854775807 1",
+                                 "1048582 1 2"}) {
+    INFO("size line: " << size);
+    CHECK(run_with_address_limit(limit_bytes, [&] { return read_and_classify(general + size + "\n"); }) ==
+          refused_at + 2);
+    CHECK_THROWS_WITH_AS(read_text(general + size + "\n"), doctest::Contains("rows for"), parse_error);
+  }
+  // A false entry count is found before the rows are allocated: the input
+  // ends after the last line read (the size line, then the one entry).
+  CHECK(run_with_address_limit(limit_bytes, [&] {
+          return read_and_classify(general + "1000000000 1 1000000000\n");
+        }) == refused_at + 2);
+  CHECK(run_with_address_limit(limit_bytes, [&] {
+          return read_and_classify(general + "1000000000 1 500000000\n1 1 1\n");
+        }) == refused_at + 3);
+}
+
+TEST_CASE("read_matrix_market: sizes within the row allowance are read in bounded memory") {
+  const std::string general = "%%MatrixMarket matrix coordinate real general\n";
+  // 2^20 + 4 rows for 2 entries: exactly the allowance (16 MB while reading).
+  CHECK(run_with_address_limit(limit_bytes, [&] {
+          return read_and_classify(general + "1048580 3 2\n1048580 3 1.5\n1 1 2\n");
+        }) == accepted);
+  // Columns cost nothing: any count is read.
+  const auto wide = read_text(general + "2 9223372036854775807 1\n2 9223372036854775807 4\n");
+  CHECK(wide.cols == 9223372036854775807);
+  CHECK(entries_of(wide) == std::vector<entry>{{1, 9223372036854775806, 4}});
+}
+
+TEST_CASE("read_matrix_market: a long or binary field is cut and escaped in the message") {
+  const std::string general = "%%MatrixMarket matrix coordinate real general\n";
+  SUBCASE("a 1 MB value: 40 bytes of it and its length") {
+    const std::string big(1'000'000, '7');
+    try {
+      read_text(general + "1 1 1\n1 1 " + big + "x\n");
+      FAIL("accepted");
+    } catch (const parse_error& e) {
+      INFO(e.what());
+      CHECK(e.line() == 3);
+      CHECK(std::string(e.what()).size() < 200);
+      CHECK(e.problem() == "value '" + std::string(40, '7') + "...' (1000001 bytes) is not a finite real number");
+    }
+  }
+  SUBCASE("a byte-order mark and a NUL are shown as \\xNN") {
+    try {
+      read_text("\xEF\xBB\xBF" + general + "1 1 0\n");
+      FAIL("accepted");
+    } catch (const parse_error& e) {
+      INFO(e.what());
+      CHECK(e.line() == 1);
+      CHECK(e.problem().starts_with("bad banner '\\xef\\xbb\\xbf%%MatrixMarket matrix coordinate real...' (48 bytes)"));
+    }
+    try {
+      read_text(general + "1 1 1\n1 1 2" + std::string(1, '\0') + "\n");
+      FAIL("accepted");
+    } catch (const parse_error& e) {
+      CHECK(e.problem() == "value '2\\x00' is not a finite real number");
+    }
+  }
+  SUBCASE("every byte of a message is printable ASCII") {
+    std::string junk;
+    for (int c = 0; c < 256; ++c)
+      if (c != '\n' && c != ' ' && c != '\t') junk += static_cast<char>(c);
+    for (const std::string& text : {general + "1 1 1\n" + junk + " 1 1\n", general + junk + "\n",
+                                    junk + "\n", general + "1 1 1\n1 1 " + junk + "\n"}) {
+      try {
+        read_text(text);
+        FAIL("accepted");
+      } catch (const parse_error& e) {
+        const std::string what = e.what();
+        INFO(what);
+        CHECK(std::all_of(what.begin(), what.end(), [](char c) {
+          return static_cast<unsigned char>(c) >= 0x20 && static_cast<unsigned char>(c) < 0x7f;
+        }));
+        CHECK(what.size() < 300);
+      }
+    }
+  }
 }

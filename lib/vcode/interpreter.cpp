@@ -205,6 +205,13 @@ std::optional<stack_shuffle> plan_shuffle(const std::vector<instruction>& code, 
   return s;
 }
 
+// The operations that reach outside the run: SPAWN runs a command, the
+// F-operations open and use files. run_options::sandbox refuses them.
+constexpr bool reaches_outside(opcode op) {
+  return op == opcode::spawn || op == opcode::fopen || op == opcode::fclose || op == opcode::fread ||
+         op == opcode::fread_char || op == opcode::fwrite;
+}
+
 class machine {
  public:
   machine(const program& prog, const run_options& opt)
@@ -229,7 +236,8 @@ class machine {
       for (;;) {
         const instruction& ins = code[pc];
         ins_ = &ins;
-        ++result.instructions;
+        if (++result.instructions > opt_.max_instructions)
+          fail("the run passed its budget of " + std::to_string(opt_.max_instructions) + " instructions");
         if (opt_.trace) trace(ins);
         ++pc;
         switch (ins.op) {
@@ -1073,6 +1081,8 @@ class machine {
 
 void machine::execute(const instruction& ins) {
   using i32 = std::int32_t;
+  if (opt_.sandbox && reaches_outside(ins.op))
+    fail("refused in the sandbox (--sandbox): it runs a command or opens a file");
   switch (ins.op) {
     case opcode::add:
       return arith(ins, wrapping_plus{}, [](double a, double b) { return a + b; });

@@ -1,10 +1,11 @@
 // vseg-vcode: runs a VCODE program (as emitted by the NESL compiler) on vseg.
 //
-//   vseg-vcode [-m WORDS] [-t|--threads N] [--stats] program.vcode
+//   vseg-vcode [-m WORDS] [-t|--threads N] [--stats] [--sandbox] program.vcode
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -31,7 +32,13 @@ void usage(std::FILE* to) {
       "  --stats           print the instruction count and time, and the time per operation, to standard error\n"
       "  --stats-shapes    --stats, plus the time per operation and operand shapes (sizes of the top stack entries)\n"
       "  --trace           print every instruction and the stack's shape to standard error\n"
-      "  -h, --help        show this help\n",
+      "  --sandbox         refuse SPAWN, FOPEN, FCLOSE, FREAD, FREAD_CHAR and FWRITE (see below)\n"
+      "  -h, --help        show this help\n"
+      "\n"
+      "A program is as trusted as a shell script: SPAWN runs any command and FOPEN\n"
+      "opens any file you may read or write (NESL's design). Run a program you do\n"
+      "not trust with --sandbox: those operations then stop it with an error\n"
+      "naming the line, and only READ and WRITE (standard input and error) remain.\n",
       to);
 }
 
@@ -67,6 +74,8 @@ int main(int argc, char** argv) {
       ++i;
       if (a == "-m") options.memory_words = v;
       else threads = v;
+    } else if (a == "--sandbox") {
+      options.sandbox = true;
     } else if (a == "--trace") {
       options.trace = true;
     } else if (a == "--stats" || a == "--stats-shapes") {
@@ -88,6 +97,11 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "vseg-vcode: no program given\n");
     usage(stderr);
     return 2;
+  }
+  std::error_code ec;
+  if (std::filesystem::is_directory(file, ec)) {
+    std::fprintf(stderr, "vseg-vcode: %s is a directory, not a VCODE program\n", file);
+    return 1;
   }
   std::ifstream in(file, std::ios::binary);
   if (!in) {

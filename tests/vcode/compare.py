@@ -13,7 +13,8 @@ Everything is compared byte for byte except:
     +_REDUCE FLOAT and +_SCAN FLOAT sum in fixed blocks (deterministic on any
     thread count) where NESL sums left to right. Only lines of FLOAT vectors
     ("( d.ddddde+xx ... )") qualify; every other token must match exactly.
-Exit status 0 on a match, 1 on a difference (printed), 2 on a usage error.
+Exit status 0 on a match, 1 on a difference (printed), 2 on a usage error,
+77 (Meson's SKIP) when the shared programs are absent.
 """
 import os
 import re
@@ -86,6 +87,10 @@ def main():
         return 2
     exe, programs, expected, name = sys.argv[1:]
     exe, programs, expected = (os.path.abspath(p) for p in (exe, programs, expected))
+    if not os.path.isdir(programs) or not os.path.isdir(expected):
+        print(f"SKIP: the shared NESL programs {programs} are absent (put the shared directory "
+              "beside the checkout as ../shared, set VSEG_SHARED, or configure with -Dshared_dir=DIR)")
+        return 77
     program = os.path.join(programs, name + ".vcode")
     with open(program) as f:
         timer = "STOP_TIMER" in f.read()

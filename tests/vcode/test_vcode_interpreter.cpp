@@ -2,6 +2,7 @@
 // operations, segmented operations, RAND's sequence and run-time errors.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 
@@ -26,8 +27,7 @@ std::string slurp(std::FILE* f) {
 }
 
 // Runs src with stdout and stderr captured in temporary files.
-outcome run_text(const std::string& src) {
-  run_options opt;
+outcome run_text(const std::string& src, run_options opt = {}) {
   opt.out = std::tmpfile();
   opt.err = std::tmpfile();
   REQUIRE(opt.out != nullptr);
@@ -406,4 +406,56 @@ TEST_CASE("run: EXTRACT and REPLACE use a splat index as one index for every seg
   // A splat of the wrong length is a length mismatch, as a vector is.
   CHECK_THROWS_WITH_AS(run_text(main_of(data + seg + "CONST INT 1\nCONST SEGDES 299\nDIST INT\n" + extract)),
                        doctest::Contains("vector length mismatch"), error);
+}
+
+TEST_CASE("run: the sandbox refuses SPAWN and the file operations, naming the line") {
+  run_options sandboxed;
+  sandboxed.sandbox = true;
+  struct refused {
+    std::string op, body;  // the body ends with the refused operation, on line 1 + its line count
+  };
+  const refused cases[] = {
+      {"FOPEN", "CONST CHAR \"/nonexistent/vseg-sandbox\"\nCONST INT 1\nFOPEN\n"},
+      {"FCLOSE", "CONST INT 5\nFCLOSE\n"},
+      {"FREAD INT", "CONST INT 0\nFREAD INT\n"},
+      {"FWRITE INT", "CONST INT (1 2)\nCONST INT 1\nFWRITE INT\n"},
+      {"FREAD_CHAR", "CONST INT (10)\nCONST INT 5\nCONST INT 0\nFREAD_CHAR\n"},
+      {"SPAWN", "CONST CHAR \"true\"\nCONST INT -1\nCONST INT -1\nCONST INT 2\nSPAWN\n"},
+  };
+  for (const auto& c : cases) {
+    INFO(c.op);
+    const auto lines = std::count(c.body.begin(), c.body.end(), '\n');
+    const std::string expected = "line " + std::to_string(lines + 1) + ": " + c.op + ": refused in the sandbox";
+    CHECK_THROWS_WITH_AS(run_text(main_of(c.body), sandboxed), doctest::Contains(expected.c_str()), error);
+  }
+  // Outside the sandbox the same file operations run (and fail softly: a
+  // status on the stack, no exception).
+  for (const auto& c : cases)
+    if (c.op != "SPAWN") CHECK_NOTHROW(run_text(main_of(c.body)));
+  // WRITE (to standard error) stays allowed.
+  CHECK(run_text(main_of("CONST INT (4 5)\nWRITE INT\n"), sandboxed).err.find("4 5") != std::string::npos);
+}
+
+TEST_CASE("run: max_instructions stops a run at its budget") {
+  const std::string body = "CONST INT 1\nCONST INT 2\n+ INT\n";  // 4 instructions with the RET
+  run_options exact;
+  exact.max_instructions = 4;
+  CHECK(run_text(main_of(body), exact).result.instructions == 4);
+  run_options short_by_one;
+  short_by_one.max_instructions = 3;
+  CHECK_THROWS_WITH_AS(run_text(main_of(body), short_by_one), doctest::Contains("budget of 3 instructions"),
+                       error);
+  // F(n) calls F(n-1) twice: 2^50 calls, never deeper than 51, stopped by the budget.
+  const std::string doubling =
+      "FUNC MAIN\nCONST INT 50\nCALL F\nRET\n"
+      "FUNC F\nCOPY 1 0\nCONST INT 0\n= INT\nIF\nPOP 1 0\nELSE\n"
+      "CONST INT 1\n- INT\nCOPY 1 0\nCALL F\nCALL F\nENDIF\nRET\n";
+  run_options budget;
+  budget.max_call_depth = 60;
+  budget.max_instructions = 100'000;
+  CHECK_THROWS_WITH_AS(run_text(doubling, budget), doctest::Contains("budget of 100000 instructions"), error);
+  // The same program with n = 3 ends within the budget.
+  std::string small = doubling;
+  small.replace(small.find("CONST INT 50"), 12, "CONST INT 3");
+  CHECK_NOTHROW(run_text(small, budget));
 }

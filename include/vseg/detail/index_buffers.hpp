@@ -20,71 +20,133 @@
 
 #include <sys/mman.h>
 
+#include <cerrno>
 #include <cstdint>
+#include <cstring>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <new>
+#include <stdexcept>
+#include <string>
 
 #include "vseg/array.hpp"
+#include "vseg/detail/error.hpp"
 #include "vseg/detail/parallel.hpp"
 
 namespace vseg::detail {
 
-// The smallest power of two >= n (and >= 2^16): the zeros cost address
-// space only.
-inline std::int64_t zeros_capacity(std::int64_t n) {
+// An index buffer the system would not give: a std::bad_alloc (so existing
+// handlers still catch it) whose what() names the operation and the count.
+class index_buffer_alloc_error : public std::bad_alloc {
+ public:
+  explicit index_buffer_alloc_error(std::string what) : what_(std::move(what)) {}
+  const char* what() const noexcept override { return what_.c_str(); }
+
+ private:
+  std::string what_;
+};
+
+// The most elements of type I one index buffer may hold: its byte count must
+// fit in std::ptrdiff_t. Larger requests throw std::length_error.
+template <class I>
+constexpr std::int64_t max_index_buffer_elements() {
+  return std::numeric_limits<std::ptrdiff_t>::max() / static_cast<std::int64_t>(sizeof(I));
+}
+
+// Throws std::length_error naming `operation` and n when n > limit. O(1).
+inline void check_index_buffer_size(const char* operation, std::int64_t n, std::int64_t limit,
+                                    std::size_t element_bytes) {
+  if (n > limit)
+    throw std::length_error(message(operation, n, " indices of ", element_bytes,
+                                    " bytes pass the 2^63-byte limit of one buffer (at most ", limit, ")"));
+}
+
+// The smallest power of two >= n (and >= 2^16), or n itself when that power
+// would exceed `limit` (n <= limit): the zeros cost address space only. O(log n).
+inline std::int64_t zeros_capacity(std::int64_t n, std::int64_t limit) {
   std::int64_t c = std::int64_t{1} << 16;
-  while (c < n) c *= 2;
+  while (c < n) {
+    if (c > limit / 2) return n;  // doubling would pass the limit (or 2^63)
+    c *= 2;
+  }
   return c;
 }
 
-// n rounded up to a multiple of 2^16: the iota is real memory.
-inline std::int64_t iota_capacity(std::int64_t n) {
+// n rounded up to a multiple of 2^16, or n itself when that would exceed
+// `limit` (n <= limit): the iota is real memory. O(1).
+inline std::int64_t iota_capacity(std::int64_t n, std::int64_t limit) {
   constexpr std::int64_t step = std::int64_t{1} << 16;
+  if (n > limit - (step - 1)) return n;
   return (n + step - 1) / step * step;
 }
 
-// Anonymous zero pages for `bytes` bytes, unmapped when the last owner goes.
-inline std::shared_ptr<const void> map_zero_pages(std::int64_t bytes) {
+// Anonymous zero pages for `bytes` bytes, unmapped when the last owner goes;
+// index_buffer_alloc_error naming `operation` and the n asked for when the
+// system refuses. O(1).
+inline std::shared_ptr<const void> map_zero_pages(std::int64_t bytes, const char* operation,
+                                                  std::int64_t n) {
   void* p = ::mmap(nullptr, static_cast<std::size_t>(bytes), PROT_READ,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (p == MAP_FAILED) throw std::bad_alloc();
+  if (p == MAP_FAILED) {
+    const int code = errno;
+    throw index_buffer_alloc_error(message(operation, "cannot map ", bytes, " bytes of zeros for ", n,
+                                           " indices: ", std::strerror(code)));
+  }
   return std::shared_ptr<const void>(p, [bytes](const void* q) {
     ::munmap(const_cast<void*>(q), static_cast<std::size_t>(bytes));
   });
 }
 
 // n zeros of type I, sharing one never-written buffer. O(1) amortised.
+// Throws std::length_error when n·sizeof(I) bytes exceed 2^63, and
+// index_buffer_alloc_error when the system refuses the address space; both
+// name `operation` (the caller, e.g. "replicate") and n.
 template <class I>
-array<I> shared_zeros(std::int64_t n) {
+array<I> shared_zeros(std::int64_t n, const char* operation = "shared_zeros") {
   static std::mutex lock;
   static std::weak_ptr<const void> cached;
   static std::int64_t cached_size = 0;
   if (n <= 0) return array<I>{};
+  constexpr std::int64_t limit = max_index_buffer_elements<I>();
+  check_index_buffer_size(operation, n, limit, sizeof(I));
   std::lock_guard<std::mutex> guard(lock);
   std::shared_ptr<const void> owner = cached.lock();
   if (!owner || cached_size < n) {
-    cached_size = zeros_capacity(n);
-    owner = map_zero_pages(cached_size * static_cast<std::int64_t>(sizeof(I)));
+    const std::int64_t size = zeros_capacity(n, limit);
+    owner = map_zero_pages(size * static_cast<std::int64_t>(sizeof(I)), operation, n);
+    // Only now: a failed mapping leaves the cache describing the old buffer.
     cached = owner;
+    cached_size = size;
   }
   const I* data = static_cast<const I*>(owner.get());
   return array<I>::adopt(std::move(owner), data, n);
 }
 
 // [0, 1, ..., n-1] of type I, sharing one buffer. O(1) amortised; O(n) when
-// the buffer grows.
+// the buffer grows. Throws std::length_error when n·sizeof(I) bytes exceed
+// 2^63, and index_buffer_alloc_error when the memory cannot be had; both
+// name `operation` and n.
 template <class I>
-array<I> shared_iota(std::int64_t n) {
+array<I> shared_iota(std::int64_t n, const char* operation = "shared_iota") {
   static std::mutex lock;
   static std::weak_ptr<const void> cached;
   static std::int64_t cached_size = 0;
   if (n <= 0) return array<I>{};
+  constexpr std::int64_t limit = max_index_buffer_elements<I>();
+  check_index_buffer_size(operation, n, limit, sizeof(I));
   std::lock_guard<std::mutex> guard(lock);
   std::shared_ptr<const void> owner = cached.lock();
   if (!owner || cached_size < n) {
-    const std::int64_t size = iota_capacity(n);
-    auto b = buffer<I>::for_overwrite(size);
+    const std::int64_t size = iota_capacity(n, limit);
+    auto b = [&] {
+      try {
+        return buffer<I>::for_overwrite(size);
+      } catch (const std::bad_alloc&) {
+        throw index_buffer_alloc_error(message(operation, "cannot allocate ", size, " indices of ",
+                                               sizeof(I), " bytes for an iota of ", n));
+      }
+    }();
     I* out = b.data();
     parallel_for(size, [&](std::int64_t lo, std::int64_t hi) {
       for (std::int64_t i = lo; i < hi; ++i) out[i] = static_cast<I>(i);

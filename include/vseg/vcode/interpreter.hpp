@@ -28,6 +28,13 @@ struct run_options {
   std::int64_t memory_words = std::numeric_limits<std::int64_t>::max();
   // Deepest CALL nesting before the run stops with an error.
   std::int64_t max_call_depth = 1 << 20;
+  // Most instructions the run may execute before it stops with an error: a
+  // time budget for programs that are not trusted (fuzzing).
+  std::int64_t max_instructions = std::numeric_limits<std::int64_t>::max();
+  // Refuse, with an error naming the line, the operations that reach outside
+  // the run: SPAWN (runs a command) and FOPEN, FCLOSE, FREAD, FREAD_CHAR,
+  // FWRITE (open and use any file the user may). For untrusted programs.
+  bool sandbox = false;
   // Print every instruction executed, with the stack's shape, to `err`.
   bool trace = false;
   // Time every vector operation and report the totals per operation and

@@ -1,0 +1,101 @@
+// Tests for vseg/detail/index_buffers.hpp: the shared zeros and iota behind
+// replicate and expand, at counts far beyond what memory can hold. Each
+// huge request must end in bounded time with the count in the message (or,
+// where a representation needs no n-element buffer, succeed with the right
+// size): never a hang, an overflow (run under UBSan) or a bare bad_alloc.
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <cstdint>
+#include <limits>
+#include <new>
+#include <stdexcept>
+#include <string>
+
+#include "vseg/detail/index_buffers.hpp"
+#include "vseg/vseg.hpp"
+
+using vseg::array;
+
+namespace {
+
+constexpr std::int64_t two_to(int k) { return std::int64_t{1} << k; }
+constexpr std::int64_t int64_max = std::numeric_limits<std::int64_t>::max();
+
+// Calls make(n) and checks that it either returns an array of n segments or
+// throws std::length_error / std::bad_alloc whose message names n, within
+// `seconds`.
+template <class Make>
+void check_huge(std::int64_t n, Make make, double seconds = 10) {
+  INFO("n = ", n);
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    const auto r = make(n);
+    CHECK(r.size() == n);
+  } catch (const std::length_error& e) {
+    CHECK_MESSAGE(std::string(e.what()).find(std::to_string(n)) != std::string::npos, e.what());
+  } catch (const std::bad_alloc& e) {
+    CHECK_MESSAGE(std::string(e.what()).find(std::to_string(n)) != std::string::npos, e.what());
+  }
+  const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+  CHECK(took.count() < seconds);
+}
+
+}  // namespace
+
+TEST_CASE("index_buffers: replicate with a huge count ends with a clear error") {
+  const array<int> xs{1, 2, 3};
+  for (std::int64_t n : {two_to(44), two_to(59), two_to(61), two_to(62), two_to(62) + 1, int64_max})
+    check_huge(n, [&](std::int64_t m) { return vseg::replicate(m, xs); });
+}
+
+TEST_CASE("index_buffers: expand of a replicated array by a huge count ends with a clear error") {
+  const auto one = vseg::replicate(1, array<int>{7, 8});
+  for (std::int64_t n : {two_to(44), two_to(61), two_to(62), two_to(62) + 1, int64_max})
+    check_huge(n, [&](std::int64_t m) { return vseg::expand(array<std::int64_t>{m}, one); });
+  // Two counts whose sum passes 2^63: an overflow error, not a wrapped size.
+  CHECK_THROWS(vseg::expand(array<std::int64_t>{int64_max, 2}, vseg::replicate(2, array<int>{7})));
+}
+
+TEST_CASE("index_buffers: a count past the 2^63-byte limit is a length_error naming the caller") {
+  using vseg::detail::shared_iota;
+  using vseg::detail::shared_zeros;
+  CHECK_THROWS_WITH_AS(shared_zeros<std::int64_t>(two_to(61), "replicate"),
+                       doctest::Contains("vseg::replicate: 2305843009213693952 indices of 8 bytes"), std::length_error);
+  CHECK_THROWS_WITH_AS(shared_zeros<std::int64_t>(int64_max),
+                       doctest::Contains("vseg::shared_zeros: 9223372036854775807 indices"), std::length_error);
+  CHECK_THROWS_WITH_AS(shared_iota<std::int64_t>(int64_max, "vsegids"),
+                       doctest::Contains("vseg::vsegids: 9223372036854775807 indices"), std::length_error);
+  // One byte per element: the limit is 2^63-1 elements, so only the mapping can fail.
+  CHECK_THROWS_WITH_AS(shared_zeros<std::int8_t>(int64_max, "expand"),
+                       doctest::Contains("vseg::expand: cannot map"), std::bad_alloc);
+}
+
+TEST_CASE("index_buffers: capacities stop at the limit instead of overflowing") {
+  using vseg::detail::iota_capacity;
+  using vseg::detail::zeros_capacity;
+  CHECK(zeros_capacity(1, int64_max) == two_to(16));
+  CHECK(zeros_capacity(two_to(16) + 1, int64_max) == two_to(17));
+  CHECK(zeros_capacity(two_to(62), int64_max) == two_to(62));
+  CHECK(zeros_capacity(two_to(62) + 1, int64_max) == two_to(62) + 1);  // 2^63 does not exist
+  CHECK(zeros_capacity(int64_max, int64_max) == int64_max);
+  CHECK(zeros_capacity(two_to(59) + 3, two_to(60) - 1) == two_to(59) + 3);
+  CHECK(iota_capacity(1, int64_max) == two_to(16));
+  CHECK(iota_capacity(two_to(16) + 1, int64_max) == two_to(17));
+  CHECK(iota_capacity(int64_max - 5, int64_max) == int64_max - 5);
+}
+
+TEST_CASE("index_buffers: a refused request leaves the cache usable") {
+  using vseg::detail::shared_zeros;
+  const auto small = shared_zeros<std::int64_t>(1000);  // keeps the 2^16-zero buffer alive
+  CHECK_THROWS_AS(shared_zeros<std::int64_t>(two_to(59)), std::bad_alloc);  // 2^62 bytes: no mapping
+  // The cache must still describe the 2^16-zero buffer, so this call maps a
+  // new, large enough buffer (a stale size would hand out a slice past the
+  // old one's end: a crash, or an ASan report).
+  const std::int64_t n = two_to(20);
+  const auto big = shared_zeros<std::int64_t>(n);
+  REQUIRE(big.size() == n);
+  CHECK(big[n - 1] == 0);
+  CHECK(vseg::reduce(big, vseg::plus<std::int64_t>{}) == 0);
+  CHECK(small.size() == 1000);
+}
