@@ -67,6 +67,7 @@ constexpr int thread_depth = 4;                      // blocks per class and thr
 constexpr std::size_t thread_cache_bytes = 2048 * kib;  // most bytes one thread keeps
 constexpr std::size_t granule = 4 * kib;             // pool blocks are whole pages
 constexpr std::size_t huge_page = 2048 * kib;
+constexpr std::size_t max_request = std::size_t{1} << 46;  // 64 TiB
 constexpr std::size_t malloc_alignment = alignof(std::max_align_t);
 
 // malloc, or aligned_alloc for over-aligned blocks; nullptr on failure.
@@ -140,7 +141,6 @@ class pool {
   // A block of `bytes` bytes (page aligned), or nullptr when the range is
   // used up or could not be reserved: the caller then asks malloc.
   void* allocate(std::size_t bytes) {
-    if (bytes > max_block) return nullptr;  // also keeps `need` from overflowing
     const std::size_t need = round_up(bytes);
     std::lock_guard<std::mutex> lock(m_);
     if (!reserve()) {
@@ -244,8 +244,6 @@ class pool {
   }
 
  private:
-  static constexpr std::size_t max_block = std::size_t{1} << 46;
-
   struct free_range {
     std::size_t size;
     bool backed;  // its pages may be mapped (counted in cached_)
@@ -344,6 +342,9 @@ void release_buffer_cache() { shared_pool().release_all(); }
 namespace detail {
 
 void* buffer_allocate(std::size_t bytes, std::size_t alignment) {
+  // More than any machine has: refused before malloc sees it (under ASan a
+  // request past its maximum would abort instead of returning nullptr).
+  if (bytes > max_request) throw buffer_allocation_error(bytes);
   void* p = nullptr;
   if (bytes >= pool_threshold) {
     p = shared_pool().allocate(bytes);
