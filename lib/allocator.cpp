@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <map>
 #include <mutex>
+#include <new>
 #include <set>
 #include <utility>
 
@@ -59,7 +60,7 @@ void unpoison(void* p, std::size_t n) noexcept {
 }
 
 constexpr std::size_t kib = std::size_t{1} << 10;
-constexpr std::size_t small_limit = kib;             // below: malloc
+constexpr std::size_t small_limit = kib;             // below: operator new
 constexpr std::size_t pool_threshold = 64 * kib;     // from here: the shared pool
 constexpr std::size_t class_unit = kib;              // thread cache class c holds blocks of c KiB
 constexpr std::size_t classes = pool_threshold / class_unit + 1;
@@ -76,6 +77,19 @@ void* system_allocate(std::size_t bytes, std::size_t alignment) noexcept {
   if (alignment <= malloc_alignment) return std::malloc(bytes);
   const std::size_t rounded = (bytes + alignment - 1) / alignment * alignment;
   return rounded < bytes ? nullptr : std::aligned_alloc(alignment, rounded);
+}
+
+// Blocks below 1 KiB (and over-aligned ones below 64 KiB): the global
+// operator new, as std::make_shared used; a program that replaces it (the
+// VCODE tool keeps a per-thread cache of small blocks) serves these too.
+void* small_allocate(std::size_t bytes, std::size_t alignment) noexcept {
+  if (alignment <= __STDCPP_DEFAULT_NEW_ALIGNMENT__) return ::operator new(bytes, std::nothrow);
+  return ::operator new(bytes, std::align_val_t{alignment}, std::nothrow);
+}
+
+void small_release(void* p, std::size_t alignment) noexcept {
+  if (alignment <= __STDCPP_DEFAULT_NEW_ALIGNMENT__) ::operator delete(p);
+  else ::operator delete(p, std::align_val_t{alignment});
 }
 
 // ---------------------------------------------------------------------------
@@ -352,7 +366,7 @@ void* buffer_allocate(std::size_t bytes, std::size_t alignment) {
   } else if (bytes >= small_limit && alignment <= malloc_alignment) {
     p = cached_allocate((bytes + class_unit - 1) / class_unit);
   } else {
-    p = system_allocate(bytes, alignment);
+    p = small_allocate(bytes, alignment);
   }
   if (p == nullptr) throw buffer_allocation_error(bytes);
   return p;
@@ -361,11 +375,13 @@ void* buffer_allocate(std::size_t bytes, std::size_t alignment) {
 void buffer_deallocate(void* p, std::size_t bytes, std::size_t alignment) noexcept {
   if (p == nullptr) return;
   if (bytes >= pool_threshold) {
-    if (shared_pool().owns(p)) return shared_pool().release(p, bytes);
+    if (shared_pool().owns(p)) shared_pool().release(p, bytes);
+    else std::free(p);
   } else if (bytes >= small_limit && alignment <= malloc_alignment) {
-    return cached_release(p, (bytes + class_unit - 1) / class_unit);
+    cached_release(p, (bytes + class_unit - 1) / class_unit);
+  } else {
+    small_release(p, alignment);
   }
-  std::free(p);
 }
 
 }  // namespace detail

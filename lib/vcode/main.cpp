@@ -14,7 +14,6 @@
 
 #include <tbb/global_control.h>
 
-#include "heap.hpp"
 #include "vseg/vcode/interpreter.hpp"
 #include "vseg/vcode/program.hpp"
 
@@ -47,7 +46,6 @@ bool parse_count(const char* text, long long& out) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  vseg::vcode::tool::configure_heap();
   vseg::vcode::run_options options;
   long long threads = 0;
   bool stats = false;

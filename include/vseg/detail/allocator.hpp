@@ -9,7 +9,8 @@
 // malloc tuned by environment variables (notes/allocator.md).
 //
 // Policy, by block size (bytes, control block included):
-//  - below 1 KiB: malloc and free (glibc's per-thread cache is fast there);
+//  - below 1 KiB: the global operator new (glibc's per-thread cache is fast
+//    there, and a program that replaces operator new serves these too);
 //  - 1 KiB to 64 KiB: a per-thread last-in-first-out cache per 1 KiB size
 //    class (4 blocks deep, at most 2 MiB per thread), then malloc; a thread
 //    returns what it keeps when it ends;
