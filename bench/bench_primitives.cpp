@@ -17,7 +17,6 @@
 // iterations are paired with a read-only probe, which scales the limits to
 // the share of the machine the primitive had (the cores are shared).
 #include <benchmark/benchmark.h>
-#include <malloc.h>
 
 #include <algorithm>
 #include <atomic>
@@ -543,15 +542,6 @@ std::string cpu_model() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // Keep freed blocks in the heap: every vseg primitive returns a fresh
-  // array, and without this each iteration would map, fault in (zero) and
-  // unmap hundreds of MiB, which measures the kernel's page handling rather
-  // than the primitive. See notes/bench-primitives.md for the effect.
-  if (!std::getenv("VSEG_BENCH_MMAP")) {
-    mallopt(M_MMAP_THRESHOLD, 1 << 30);
-    mallopt(M_TRIM_THRESHOLD, -1);
-    mallopt(M_MMAP_MAX, 0);
-  }
   // VSEG_BENCH_THREADS=k limits TBB to k threads (default: every core).
   std::unique_ptr<tbb::global_control> threads;
   if (const char* k = std::getenv("VSEG_BENCH_THREADS"))
