@@ -3,7 +3,9 @@
 // is assigned, as in a user's loop), against a hand-written oneTBB loop into
 // one preallocated output (the bandwidth reference).
 //
-//   bench_alloc [--n N] [--maps MAPS] [--rounds R]     (defaults 10^7, 20, 3)
+//   bench_alloc [--n N] [--maps MAPS] [--rounds R] [--cache-limit BYTES]
+//
+// (defaults 10^7, 20, 3, and the library's cache limit).
 //
 // Prints, per contender, the median time per map over all rounds with the
 // minimum and maximum, and the peak resident set after it (getrusage; the
@@ -69,14 +71,15 @@ int main(int argc, char** argv) {
     if (a == "--n") n = parse_positive("--n", next);
     else if (a == "--maps") maps = static_cast<int>(parse_positive("--maps", next));
     else if (a == "--rounds") rounds = static_cast<int>(parse_positive("--rounds", next));
+    else if (a == "--cache-limit") vseg::set_buffer_cache_limit(parse_positive("--cache-limit", next));
     else {
-      std::fprintf(stderr, "usage: bench_alloc [--n N] [--maps MAPS] [--rounds R]\n");
+      std::fprintf(stderr, "usage: bench_alloc [--n N] [--maps MAPS] [--rounds R] [--cache-limit BYTES]\n");
       return 2;
     }
     ++i;
   }
-  std::printf("%d rounds of %d maps over %lld doubles; MALLOC_MMAP_MAX_=%s MALLOC_TRIM_THRESHOLD_=%s\n", rounds, maps,
-              static_cast<long long>(n), std::getenv("MALLOC_MMAP_MAX_") ? std::getenv("MALLOC_MMAP_MAX_") : "(unset)",
+  std::printf("%d rounds of %d maps over %lld doubles; cache limit %lld MiB; MALLOC_MMAP_MAX_=%s MALLOC_TRIM_THRESHOLD_=%s\n",
+              rounds, maps, static_cast<long long>(n), static_cast<long long>(vseg::buffer_cache_limit() >> 20), std::getenv("MALLOC_MMAP_MAX_") ? std::getenv("MALLOC_MMAP_MAX_") : "(unset)",
               std::getenv("MALLOC_TRIM_THRESHOLD_") ? std::getenv("MALLOC_TRIM_THRESHOLD_") : "(unset)");
 
   const auto xs = vseg::tabulate(n, [](std::int64_t i) { return static_cast<double>(i % 1000); });
