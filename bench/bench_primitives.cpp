@@ -27,7 +27,6 @@
 // (2^18 elements and 3 rounds: a smoke run that checks the contenders agree).
 // Exits with 1 if any contender disagrees with another.
 #include <benchmark/benchmark.h>
-#include <malloc.h>
 
 #include <algorithm>
 #include <bit>
@@ -614,15 +613,6 @@ std::string cpu_model() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // Keep freed blocks in the heap: every vseg primitive returns a fresh
-  // array, and without this each iteration would map, fault in (zero) and
-  // unmap hundreds of MiB, which measures the kernel's page handling rather
-  // than the primitive. See notes/bench-primitives.md for the effect.
-  if (!std::getenv("VSEG_BENCH_MMAP")) {
-    mallopt(M_MMAP_THRESHOLD, 1 << 30);
-    mallopt(M_TRIM_THRESHOLD, -1);
-    mallopt(M_MMAP_MAX, 0);
-  }
   // VSEG_BENCH_THREADS=k limits TBB to k threads (default: every core).
   std::unique_ptr<tbb::global_control> threads;
   if (const char* k = std::getenv("VSEG_BENCH_THREADS"))

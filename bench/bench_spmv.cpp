@@ -860,12 +860,6 @@ int main(int argc, char** argv) {
     setenv("OMP_WAIT_POLICY", "passive", 1);
     execv("/proc/self/exe", argv);
   }
-  // Large freed blocks stay in the heap, so a result buffer allocated per
-  // call (vseg's functional API) reuses warm pages as in a long-running program.
-  mallopt(M_MMAP_THRESHOLD, 1 << 30);
-  mallopt(M_TRIM_THRESHOLD, -1);
-  mallopt(M_MMAP_MAX, 0);
-
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a.rfind("--peak-memory=", 0) == 0) return peak_memory(a.substr(14));

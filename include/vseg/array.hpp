@@ -23,6 +23,7 @@
 #include <utility>
 #include <vector>
 
+#include "vseg/detail/allocator.hpp"
 #include "vseg/detail/error.hpp"
 
 namespace vseg {
@@ -53,7 +54,7 @@ class buffer {
   static buffer for_overwrite(std::int64_t n) {
     check_size(n);
     buffer b;
-    b.storage_ = std::make_shared_for_overwrite<T[]>(static_cast<std::size_t>(n));
+    b.storage_ = std::allocate_shared_for_overwrite<T[]>(detail::buffer_allocator<T>{}, static_cast<std::size_t>(n));
     b.size_ = n;
     return b;
   }
@@ -62,7 +63,7 @@ class buffer {
   static buffer filled(std::int64_t n, const T& value) {
     check_size(n);
     buffer b;
-    b.storage_ = std::make_shared<T[]>(static_cast<std::size_t>(n), value);
+    b.storage_ = std::allocate_shared<T[]>(detail::buffer_allocator<T>{}, static_cast<std::size_t>(n), value);
     b.size_ = n;
     return b;
   }
@@ -81,14 +82,20 @@ class buffer {
 
  private:
   friend class array<T>;
+  // Sizes whose bytes (with the control block) fit comfortably in a size_t.
+  static constexpr std::int64_t max_elements = (std::int64_t{1} << 56) / static_cast<std::int64_t>(sizeof(T));
   static void check_size(std::int64_t n) {
     if (n < 0) detail::throw_invalid("buffer", "negative size ", n);
+    if (n > max_elements)
+      throw std::length_error(detail::message("buffer", "size ", n, " elements of ", sizeof(T),
+                                              " bytes is more than the largest buffer (", max_elements, " elements)"));
   }
 
   // One allocation holds the reference count and the elements, so freezing
   // allocates nothing (a vector plus a shared owner took three allocations;
   // the VCODE interpreter makes ~90,000 small arrays in radix.1000000). The
-  // buffer is the only owner until freeze().
+  // buffer is the only owner until freeze(). The memory comes from vseg's
+  // buffer allocator (detail/allocator.hpp), which reuses freed blocks.
   std::shared_ptr<T[]> storage_;
   std::int64_t size_ = 0;
 };

@@ -13,7 +13,6 @@
 #include <chrono>
 #include <memory>
 
-#include "heap.hpp"
 #include "vseg/detail/parallel.hpp"
 #include "vseg/vcode/interpreter.hpp"
 #include "vseg/vcode/program.hpp"
@@ -53,7 +52,6 @@ bool parse_count(const char* text, long long& out) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  vseg::vcode::tool::configure_heap();
   vseg::vcode::run_options options;
   long long threads = 0;
   bool stats = false;

@@ -1,0 +1,105 @@
+// The memory behind every vseg::buffer (and so behind every array a
+// primitive returns): a process-wide allocator that keeps freed blocks for
+// reuse instead of handing each one back to the system at once.
+//
+// Why: every primitive returns a new array. With glibc's defaults a block of
+// 32 MiB or more (less before glibc's threshold adapts) is mmap'd on
+// allocation and unmapped on free, so each call page-faults and zeroes its
+// whole output afresh: 20 maps over 10^7 doubles ran 17x slower than with
+// malloc tuned by environment variables (notes/allocator.md).
+//
+// Policy, by block size (bytes, control block included):
+//  - below 1 KiB: the global operator new (glibc's per-thread cache is fast
+//    there, and a program that replaces operator new serves these too);
+//  - 1 KiB to 64 KiB: a per-thread last-in-first-out cache per 1 KiB size
+//    class (4 blocks deep, at most 2 MiB per thread), then malloc; a thread
+//    returns what it keeps when it ends;
+//  - 64 KiB and more: one shared pool under a lock, carved from one reserved
+//    address range (advised for transparent huge pages) by best fit with
+//    coalescing of free neighbours. Freed blocks stay mapped for reuse while
+//    the pool's free bytes are within the cache limit; past it, the largest
+//    free ranges are handed back to the system (MADV_DONTNEED) until the
+//    free bytes are within the limit again. When the range cannot be
+//    reserved or is used up, blocks come from malloc.
+// The limit defaults to 1/8 of physical memory; set_buffer_cache_limit
+// changes it and release_buffer_cache empties the cache now.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <new>
+
+namespace vseg {
+
+// A snapshot of the shared pool's counters (blocks of 64 KiB and more).
+struct allocator_statistics {
+  std::int64_t cache_limit = 0;     // most free bytes the pool keeps mapped
+  std::int64_t cached_bytes = 0;    // free bytes the pool keeps mapped now (at most cache_limit)
+  std::int64_t in_use_bytes = 0;    // bytes of the pool's live blocks
+  std::int64_t pool_bytes = 0;      // the carved part of the reserved range (its high-water mark)
+  std::int64_t reused_blocks = 0;   // allocations served from memory a freed block left mapped
+  std::int64_t fresh_blocks = 0;    // allocations served from untouched or handed-back memory
+  std::int64_t fallback_blocks = 0; // allocations the pool could not serve (given to malloc)
+  std::int64_t released_bytes = 0;  // bytes handed back to the system so far
+};
+
+// The shared pool's counters now. O(1), takes the pool's lock.
+allocator_statistics allocator_stats();
+
+// Sets the most free bytes the shared pool keeps for reuse (0: keep none)
+// and hands back what is over it now. O(free ranges).
+void set_buffer_cache_limit(std::int64_t bytes);
+
+// The current cache limit in bytes. O(1).
+std::int64_t buffer_cache_limit();
+
+// Hands every cached free byte of the shared pool back to the system now
+// (the limit stays). O(free ranges).
+void release_buffer_cache();
+
+// Thrown when the memory for a buffer cannot be had; what() names the
+// buffer and the size (bytes = SIZE_MAX: more than fits in a size_t). A std::bad_alloc, so generic handlers still see it.
+class buffer_allocation_error : public std::bad_alloc {
+ public:
+  explicit buffer_allocation_error(std::size_t bytes) noexcept;
+  const char* what() const noexcept override { return message_; }
+
+ private:
+  char message_[96];
+};
+
+namespace detail {
+
+// `bytes` bytes aligned to `alignment` (at most 64) from the policy above;
+// throws buffer_allocation_error. O(1) but for the pool's best fit,
+// O(log free ranges).
+void* buffer_allocate(std::size_t bytes, std::size_t alignment);
+
+// Gives back a block from buffer_allocate with the same bytes and alignment.
+void buffer_deallocate(void* p, std::size_t bytes, std::size_t alignment) noexcept;
+
+// A standard allocator on buffer_allocate, for std::allocate_shared.
+template <class T>
+struct buffer_allocator {
+  using value_type = T;
+  static_assert(alignof(T) <= 64, "vseg::buffer: element alignment above 64 bytes");
+
+  buffer_allocator() noexcept = default;
+  template <class U>
+  buffer_allocator(const buffer_allocator<U>&) noexcept {}
+
+  T* allocate(std::size_t n) {
+    if (n > max_size()) throw buffer_allocation_error(static_cast<std::size_t>(-1));
+    return static_cast<T*>(buffer_allocate(n * sizeof(T), alignof(T)));
+  }
+  void deallocate(T* p, std::size_t n) noexcept { buffer_deallocate(p, n * sizeof(T), alignof(T)); }
+  static constexpr std::size_t max_size() noexcept { return static_cast<std::size_t>(-1) / 2 / sizeof(T); }
+
+  template <class U>
+  bool operator==(const buffer_allocator<U>&) const noexcept {
+    return true;
+  }
+};
+
+}  // namespace detail
+}  // namespace vseg

@@ -1,0 +1,159 @@
+// The buffer allocator (vseg/detail/allocator.hpp): reuse of freed blocks,
+// the cache bound, concurrent use, and the errors for impossible sizes.
+#include <algorithm>
+#include <cstdint>
+#include <new>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <doctest/doctest.h>
+
+#include "vseg/array.hpp"
+
+using vseg::array;
+using vseg::buffer;
+
+namespace {
+
+constexpr std::int64_t mib = std::int64_t{1} << 20;
+
+// Restores the cache limit a test changed.
+struct limit_guard {
+  std::int64_t saved = vseg::buffer_cache_limit();
+  ~limit_guard() { vseg::set_buffer_cache_limit(saved); }
+};
+
+template <class Exception, class F>
+std::string message_of(F&& f) {
+  try {
+    f();
+  } catch (const Exception& e) {
+    return e.what();
+  }
+  return "(nothing thrown)";
+}
+
+}  // namespace
+
+TEST_CASE("allocator: a freed large block is handed out again") {
+  limit_guard guard;
+  vseg::set_buffer_cache_limit(64 * mib);
+  const auto before = vseg::allocator_stats();
+  const double* first = nullptr;
+  {
+    auto b = buffer<double>::for_overwrite(mib);  // 8 MiB: from the shared pool
+    first = b.data();
+    std::fill(b.begin(), b.end(), 1.0);
+  }
+  const auto freed = vseg::allocator_stats();
+  CHECK(freed.in_use_bytes == before.in_use_bytes);
+  CHECK(freed.cached_bytes >= 8 * mib);
+  auto again = buffer<double>::for_overwrite(mib);
+  const auto after = vseg::allocator_stats();
+  CHECK(again.data() == first);
+  CHECK(after.reused_blocks == freed.reused_blocks + 1);
+  CHECK(after.fresh_blocks == freed.fresh_blocks);
+  CHECK(after.in_use_bytes >= before.in_use_bytes + 8 * mib);
+}
+
+TEST_CASE("allocator: arrays from the allocator keep their sharing and writability rules") {
+  static_assert(sizeof(array<double>) == 32);
+  auto b = buffer<std::int32_t>::filled(100'000, 7);  // 400 KB: from the pool
+  array<std::int32_t> a = std::move(b).freeze();
+  CHECK(a.size() == 100'000);
+  CHECK(std::all_of(a.begin(), a.end(), [](std::int32_t x) { return x == 7; }));
+  CHECK(a.writable_if_unique().size() == 100'000);
+  array<std::int32_t> copy = a;
+  CHECK(a.writable_if_unique().empty());
+  CHECK(copy.shares_buffer_with(a));
+  CHECK(!copy.shares_buffer_with(array<std::int32_t>(std::vector<std::int32_t>{1, 2})));
+}
+
+TEST_CASE("allocator: the cache stays within its limit and hands the rest back") {
+  limit_guard guard;
+  vseg::set_buffer_cache_limit(4 * mib);
+  const auto before = vseg::allocator_stats();
+  CHECK(before.cache_limit == 4 * mib);
+  CHECK(before.cached_bytes <= 4 * mib);
+  {
+    std::vector<array<double>> held;
+    for (int i = 0; i < 6; ++i) {
+      auto b = buffer<double>::for_overwrite(mib / 4);  // 2 MiB each, 12 MiB in all
+      std::fill(b.begin(), b.end(), static_cast<double>(i));
+      held.push_back(std::move(b).freeze());
+    }
+    for (int i = 0; i < 6; ++i) CHECK(held[static_cast<std::size_t>(i)][12345] == static_cast<double>(i));
+  }
+  const auto after = vseg::allocator_stats();
+  CHECK(after.cached_bytes <= 4 * mib);
+  CHECK(after.released_bytes >= before.released_bytes + 8 * mib);
+
+  // Memory handed back is given out again, readable and writable.
+  auto b = buffer<double>::for_overwrite(mib);
+  std::fill(b.begin(), b.end(), 3.0);
+  CHECK(b[mib - 1] == 3.0);
+
+  vseg::release_buffer_cache();
+  CHECK(vseg::allocator_stats().cached_bytes == 0);
+  vseg::set_buffer_cache_limit(0);
+  { auto c = buffer<double>::for_overwrite(mib); }
+  CHECK(vseg::allocator_stats().cached_bytes == 0);
+  CHECK(vseg::buffer_cache_limit() == 0);
+}
+
+TEST_CASE("allocator: several threads allocate and free concurrently") {
+  // Sizes in every band: malloc, the thread caches, the shared pool. Each
+  // thread keeps a few buffers alive in a ring (so blocks are freed in an
+  // order other than their allocation) and checks its fill before freeing.
+  constexpr int threads = 4, rounds = 1500, ring = 5;
+  const std::int64_t sizes[] = {10, 200, 1000, 3000, 16'000, 9'000, 40'000, 300'000};
+  const auto before = vseg::allocator_stats();
+  std::vector<int> errors(threads, 0);
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t)
+    pool.emplace_back([&, t] {
+      std::mt19937 rng(static_cast<unsigned>(t) + 1);
+      std::vector<array<std::int32_t>> kept(ring);
+      for (int r = 0; r < rounds; ++r) {
+        const std::int64_t n = sizes[rng() % std::size(sizes)];
+        const auto tag = static_cast<std::int32_t>(t * 1'000'000 + r);
+        auto b = buffer<std::int32_t>::for_overwrite(n);
+        std::fill(b.begin(), b.end(), tag);
+        auto& slot = kept[static_cast<std::size_t>(r % ring)];
+        if (slot.size() > 0 && !std::all_of(slot.begin(), slot.end(), [&](std::int32_t x) { return x == slot[0]; }))
+          ++errors[static_cast<std::size_t>(t)];
+        slot = std::move(b).freeze();  // frees the buffer kept `ring` rounds ago
+        if (slot[0] != tag || slot[n - 1] != tag) ++errors[static_cast<std::size_t>(t)];
+      }
+    });
+  for (auto& th : pool) th.join();
+  for (int t = 0; t < threads; ++t) CHECK(errors[static_cast<std::size_t>(t)] == 0);
+  const auto after = vseg::allocator_stats();
+  CHECK(after.in_use_bytes == before.in_use_bytes);  // every pool block came back
+  CHECK(after.reused_blocks > before.reused_blocks);
+}
+
+TEST_CASE("allocator: impossible sizes give errors that name the buffer and the size") {
+  const std::string negative = message_of<std::invalid_argument>([] { (void)buffer<double>::for_overwrite(-5); });
+  CHECK(negative.find("buffer") != std::string::npos);
+  CHECK(negative.find("-5") != std::string::npos);
+
+  const std::string huge =
+      message_of<std::length_error>([] { (void)buffer<double>::for_overwrite(std::int64_t{1} << 60); });
+  CHECK(huge.find("buffer") != std::string::npos);
+  CHECK(huge.find(std::to_string(std::int64_t{1} << 60)) != std::string::npos);
+
+  // Within the size bound but more memory than any machine has (128 TiB):
+  // a std::bad_alloc whose message names the buffer and the bytes.
+  const std::int64_t n = std::int64_t{1} << 44;
+  const std::string none = message_of<std::bad_alloc>([&] { (void)buffer<double>::filled(n, 1.0); });
+  CHECK(none.find("vseg::buffer: cannot allocate ") == 0);
+  const auto bytes = std::stoll(none.substr(std::string("vseg::buffer: cannot allocate ").size()));
+  CHECK(bytes >= n * 8);  // the elements and the reference count
+  CHECK(bytes < n * 8 + 1024);
+
+  CHECK_THROWS_AS(vseg::set_buffer_cache_limit(-1), std::invalid_argument);
+}
