@@ -23,9 +23,13 @@ namespace vseg {
 template <class T>
 nested<T> replicate(std::int64_t n, const array<T>& xs) {
   if (n < 0) detail::throw_invalid("replicate", "negative count ", n);
+  // One physical segment, all of xs: source 0 and start 0 are slices of the
+  // shared zeros too, so the only allocation is the one length.
+  auto physical = ssegd::from_arrays_unchecked(detail::shared_zeros<std::int64_t>(1),
+                                               detail::shared_zeros<std::int64_t>(1),
+                                               array<std::int64_t>{xs.size()}, "replicate");
   return nested<T>::from_vsegd_unchecked(
-      {xs}, vsegd::from_vsegids_unchecked(detail::shared_zeros<std::int64_t>(n),
-                                          ssegd::from_segd(segd::single(xs.size()))));
+      {xs}, vsegd::from_vsegids_unchecked(detail::shared_zeros<std::int64_t>(n), std::move(physical)));
 }
 
 namespace detail {
