@@ -155,7 +155,7 @@ class nested {
   std::int64_t descriptor_segments() const noexcept { return d_.scattered().segments(); }
 
   // The contiguous descriptor of the virtual segments (lengths, starts) as
-  // if they were concatenated. O(1) when flat or cached, O(virtual segments) otherwise.
+  // if they were concatenated. O(1) when flat, O(virtual segments) otherwise.
   segd shape() const { return d_.shape(); }
 
   // The same nested array without unreachable physical segments (vsegd::cull).

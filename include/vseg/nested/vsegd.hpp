@@ -24,7 +24,6 @@
 
 #include <atomic>
 #include <cstdint>
-#include <memory>
 #include <span>
 #include <string_view>
 #include <utility>
@@ -111,14 +110,12 @@ class vsegd {
   // The length of every virtual segment. O(1) for the identity, O(virtual segments) otherwise.
   array<std::int64_t> lengths() const {
     if (identity_) return ss_.lengths();
-    if (shape_) return shape_->lengths();
     return bpermute_unchecked(ss_.lengths(), vsegids_);
   }
   // The contiguous descriptor of the virtual segments as if concatenated.
-  // O(1) when flat or known (cached), O(virtual segments) otherwise.
+  // O(1) when flat, O(virtual segments) otherwise.
   segd shape() const {
     if (flat()) return ss_.packed_layout();
-    if (shape_) return *shape_;
     return segd::from_lengths(lengths());
   }
 
@@ -168,15 +165,7 @@ class vsegd {
     if (flat()) return *this;
     const vsegd c = cull();
     vsegd r = c;
-    r.ss_ = ssegd::from_segd(c.ss_.packed_layout());  // the virtual shape (shape_) is unchanged
-    return r;
-  }
-
-  // This descriptor with its virtual shape s cached, so shape() is O(1)
-  // (zip_with compares shapes by pointer first). O(1); s must be the shape.
-  vsegd with_known_shape(const segd& s) const {
-    vsegd r = *this;
-    if (!flat()) r.shape_ = std::make_shared<const segd>(s);
+    r.ss_ = ssegd::from_segd(c.ss_.packed_layout());
     return r;
   }
 
@@ -220,9 +209,6 @@ class vsegd {
   std::int64_t size_ = 0;        // number of virtual segments
   bool identity_ = true;         // vsegids_[i] == i, not stored
   bool culled_ = true;           // every physical segment is reachable
-  // The virtual shape when known and not flat (a flat shape is the ssegd's
-  // layout); shared, so copies keep pointer-equal lengths.
-  std::shared_ptr<const segd> shape_;
 };
 
 }  // namespace vseg
