@@ -155,7 +155,8 @@ multilevel<T> concat_outer(const multilevel<T>& xs) {
   multilevel<T> r = xs;
   r.levels_.erase(r.levels_.begin());
   if (r.levels_.empty()) {
-    r.bottom_ = xs.bottom_.with_vsegids(bpermute_unchecked(xs.bottom_.vsegids(), below));
+    // below indexes the bottom's own virtual segments, so the ids stay valid.
+    r.bottom_ = xs.bottom_.with_vsegids_unchecked(bpermute_unchecked(xs.bottom_.vsegids(), below));
   } else {
     r.levels_.front().vsegids = bpermute_unchecked(r.levels_.front().vsegids, below);
   }

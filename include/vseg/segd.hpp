@@ -6,10 +6,10 @@
 //          starts is the exclusive scan of lengths (this header);
 //   ssegd  a scattered descriptor: per physical segment a (source block,
 //          start, length) triple into one of several data blocks
-//          (vseg/nested.hpp);
+//          (vseg/nested/ssegd.hpp);
 //   vsegd  a virtual descriptor: vsegids[i] names the physical segment that
 //          is the i-th virtual segment, so segments can be shared
-//          (vseg/nested.hpp).
+//          (vseg/nested/vsegd.hpp).
 #pragma once
 
 #include <cstdint>

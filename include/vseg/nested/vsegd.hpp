@@ -1,0 +1,214 @@
+// vseg::vsegd: the virtual segment descriptor of a nested array.
+//
+// Glossary (the paper's names; also in vseg/segd.hpp):
+//   vsegd      vsegids[i] names the physical segment (of an ssegd) that is
+//              virtual segment i; several virtual segments may name one
+//              physical segment (replicate, expand), and a physical segment
+//              may be named by none (after pack or extract).
+//   identity   vsegids[i] == i; then the vsegids are implicit, not stored
+//              (8 bytes per segment saved): vsegids() hands out a slice of the
+//              shared iota buffer only when asked.
+//   culled     every physical segment is named by some virtual segment.
+//              cull() drops the others; only consumers of whole segments
+//              (fold, scan, map, concat) need it.
+//   flat       identity over a contiguous ssegd: virtual segment i is the
+//              elements [shape().start(i), shape().end(i)) of block 0, so a
+//              fused fold reads no per-segment descriptor (SpMV's fast path).
+//
+// The descriptor owns these invariants: every constructor and operation
+// below sets them, and nothing else does. Consumers that write new physical
+// data (map, scan_s) get their descriptor from contiguous_layout(), the one
+// rebuild path, which keeps identity and makes the result flat when the
+// input's vsegids are the identity.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <utility>
+
+#include "vseg/array.hpp"
+#include "vseg/detail/error.hpp"
+#include "vseg/detail/first_bad.hpp"
+#include "vseg/detail/index_buffers.hpp"
+#include "vseg/detail/parallel.hpp"
+#include "vseg/flat.hpp"
+#include "vseg/monoid.hpp"
+#include "vseg/nested/ssegd.hpp"
+#include "vseg/segd.hpp"
+
+namespace vseg {
+
+class vsegd {
+ public:
+  // The descriptor of no segments. O(1).
+  vsegd() = default;
+
+  // Virtual segment i is physical segment i of ss (identity, not stored;
+  // culled). O(1).
+  static vsegd identity(ssegd ss) {
+    vsegd r;
+    r.size_ = ss.segments();
+    r.ss_ = std::move(ss);
+    return r;
+  }
+
+  // The segments of s over block 0: identity over ssegd::from_segd(s), flat,
+  // with s as its shape. O(1).
+  static vsegd from_segd(const segd& s) { return identity(ssegd::from_segd(s)); }
+
+  // Virtual segments naming the physical segments of ss by vsegids, checked:
+  // every id must name a physical segment. O(virtual segments). Throws
+  // std::out_of_range naming `operation`, the position and the id.
+  static vsegd from_vsegids(array<std::int64_t> vsegids, ssegd ss,
+                            std::string_view operation = "vsegd::from_vsegids") {
+    const std::int64_t n = vsegids.size(), physical = ss.segments();
+    const std::int64_t* v = vsegids.data();
+    detail::first_bad bad;
+    detail::parallel_for(n, [&](std::int64_t lo, std::int64_t hi) {
+      for (std::int64_t i = lo; i < hi; ++i)
+        if (!detail::in_range(v[i], physical)) bad.note(i);
+    });
+    if (bad.any())
+      detail::throw_out_of_range(operation, "vsegids[", bad.position(), "] = ", v[bad.position()],
+                                 " names no physical segment (there are ", physical, ")");
+    return from_vsegids_unchecked(std::move(vsegids), std::move(ss));
+  }
+
+  // The same without looking at the ids, for callers whose ids are valid by
+  // construction (derived from a valid descriptor). O(1).
+  static vsegd from_vsegids_unchecked(array<std::int64_t> vsegids, ssegd ss) {
+    vsegd r;
+    r.size_ = vsegids.size();
+    r.vsegids_ = std::move(vsegids);
+    r.ss_ = std::move(ss);
+    r.identity_ = false;
+    r.culled_ = false;
+    return r;
+  }
+
+  // Number of virtual segments. O(1).
+  std::int64_t size() const noexcept { return size_; }
+  // The scattered descriptor of the physical segments. O(1).
+  const ssegd& scattered() const noexcept { return ss_; }
+  // The physical segment of virtual segment i, unchecked. O(1).
+  std::int64_t vsegid(std::int64_t i) const noexcept { return identity_ ? i : vsegids_[i]; }
+  // The vsegids; for the identity a slice of the shared iota buffer. O(1) amortised.
+  array<std::int64_t> vsegids() const {
+    return identity_ ? detail::shared_iota<std::int64_t>(size_) : vsegids_;
+  }
+  // Whether the vsegids are the implicit identity (see the glossary). O(1).
+  bool identity() const noexcept { return identity_; }
+  // Whether every physical segment is known to be reachable. O(1).
+  bool culled() const noexcept { return culled_; }
+  // Whether the virtual segments are laid out as the shape in block 0. O(1).
+  bool flat() const noexcept { return identity_ && ss_.contiguous(); }
+
+  // The length of virtual segment i, unchecked. O(1).
+  std::int64_t length(std::int64_t i) const noexcept { return ss_.length(vsegid(i)); }
+  // The length of every virtual segment. O(1) for the identity, O(virtual segments) otherwise.
+  array<std::int64_t> lengths() const {
+    if (identity_) return ss_.lengths();
+    return bpermute_unchecked(ss_.lengths(), vsegids_);
+  }
+  // The contiguous descriptor of the virtual segments as if concatenated.
+  // O(1) when flat, O(virtual segments) otherwise.
+  segd shape() const {
+    if (flat()) return ss_.packed_layout();
+    return segd::from_lengths(lengths());
+  }
+
+  // Per physical segment, whether some virtual segment names it.
+  // O(virtual + physical segments).
+  array<bool> reachable() const {
+    auto marks = buffer<bool>::filled(ss_.segments(), culled_);
+    if (culled_) return std::move(marks).freeze();
+    bool* m = marks.data();
+    const std::int64_t* v = vsegids_.data();
+    detail::parallel_for(size_, [&](std::int64_t lo, std::int64_t hi) {
+      for (std::int64_t i = lo; i < hi; ++i)
+        std::atomic_ref<bool>(m[v[i]]).store(true, std::memory_order_relaxed);
+    });
+    return std::move(marks).freeze();
+  }
+
+  // Number of reachable physical segments. O(1) when culled, O(virtual +
+  // physical segments) otherwise.
+  std::int64_t physical_segments() const {
+    return culled_ ? ss_.segments() : count_true(reachable());
+  }
+
+  // The same virtual segments over only the reachable physical segments,
+  // renumbered in order. O(1) when culled, O(virtual + physical segments) otherwise.
+  vsegd cull() const {
+    if (culled_) return *this;
+    const array<bool> keep = reachable();
+    vsegd r = *this;
+    r.culled_ = true;
+    if (count_true(keep) == ss_.segments()) return r;
+    // new_id[p]: the index of physical segment p among the kept ones.
+    const auto new_id = scan(map([](bool k) { return std::int64_t{k ? 1 : 0}; }, keep),
+                             plus<std::int64_t>{});
+    r.ss_ = ss_.pack(keep);
+    r.vsegids_ = bpermute_unchecked(new_id, vsegids_);
+    return r;
+  }
+
+  // The rebuild path: the descriptor of the same virtual segments once the
+  // reachable physical segments are written one after another into a new
+  // block 0, in physical order (what map and scan_s produce). Culled and
+  // contiguous; keeps the identity, so an identity input gives a flat result
+  // (the same descriptor, when the input is already flat). O(1) when flat,
+  // O(virtual + physical segments) otherwise.
+  vsegd contiguous_layout() const {
+    if (flat()) return *this;
+    const vsegd c = cull();
+    vsegd r = c;
+    r.ss_ = ssegd::from_segd(c.ss_.packed_layout());
+    return r;
+  }
+
+  // The cheap checks (Arrow's Validate): the ssegd's validate(), and as many
+  // stored vsegids as virtual segments. O(1). Throws std::invalid_argument
+  // naming `operation`.
+  void validate(std::string_view operation = "vsegd::validate") const {
+    ss_.validate(operation);
+    if (identity_) detail::check_same_size(operation, "the identity vsegids", size_, "the physical segments", ss_.segments());
+    else detail::check_same_size(operation, "vsegids", vsegids_.size(), "the virtual segments", size_);
+  }
+
+  // The thorough checks (Arrow's ValidateFull): validate(), the ssegd's
+  // validate_full against the block sizes, every vsegid names a physical
+  // segment, and a descriptor that claims to be culled is. O(virtual +
+  // physical segments). Throws std::invalid_argument naming `operation` and
+  // the first bad entry.
+  void validate_full(std::span<const std::int64_t> block_sizes,
+                     std::string_view operation = "vsegd::validate_full") const {
+    validate(operation);
+    ss_.validate_full(block_sizes, operation);
+    if (identity_) return;  // the identity names every physical segment once
+    const std::int64_t physical = ss_.segments();
+    const std::int64_t* v = vsegids_.data();
+    detail::first_bad bad;
+    detail::parallel_for(size_, [&](std::int64_t lo, std::int64_t hi) {
+      for (std::int64_t i = lo; i < hi; ++i)
+        if (!detail::in_range(v[i], physical)) bad.note(i);
+    });
+    if (bad.any())
+      detail::throw_invalid(operation, "vsegids[", bad.position(), "] = ", v[bad.position()],
+                            " names no physical segment (there are ", physical, ")");
+    if (culled_ && count_true(vsegd::from_vsegids_unchecked(vsegids_, ss_).reachable()) != physical)
+      detail::throw_invalid(operation, "the descriptor claims to be culled but some of its ",
+                            physical, " physical segments are named by no virtual segment");
+  }
+
+ private:
+  ssegd ss_;
+  array<std::int64_t> vsegids_;  // empty when identity_
+  std::int64_t size_ = 0;        // number of virtual segments
+  bool identity_ = true;         // vsegids_[i] == i, not stored
+  bool culled_ = true;           // every physical segment is reachable
+};
+
+}  // namespace vseg
