@@ -15,7 +15,6 @@
 #include "support.hpp"
 #include "vseg/flat.hpp"
 #include "vseg/segmented.hpp"
-#include "vseg/segmented/permute.hpp"
 
 using vseg::array;
 using vseg::segd;
