@@ -60,7 +60,7 @@ std::vector<merge_block> merge_path_blocks(std::int64_t m, std::int64_t n, const
   const std::int64_t steps = n + m;
   const std::int64_t blocks = block_count(steps, block);
   std::vector<merge_point> points(static_cast<std::size_t>(blocks + 1));
-  parallel_for(blocks + 1, 64, [&](std::int64_t lo, std::int64_t hi) {
+  parallel_for(blocks + 1, tuning::merge_split_grain, [&](std::int64_t lo, std::int64_t hi) {
     for (std::int64_t b = lo; b < hi; ++b)
       points[static_cast<std::size_t>(b)] =
           merge_path_split(std::min(b * block, steps), m, n, ends);
@@ -104,6 +104,32 @@ void for_each_merge_block(const std::vector<merge_block>& blocks, Body&& body) {
                     });
 }
 
+// The serial fix-up of the blocked segmented fold and scan: a segment that
+// spans blocks has a partial result (carry[b]: the fold of its elements in
+// block b) in every block it does not finish. Walking the blocks left to
+// right, arrive(b, v) is called for every block b whose first segment began
+// in an earlier block, v being the fold of that segment's elements in the
+// earlier blocks. O(blocks).
+template <class T, class Monoid, class Arrive>
+void merge_carries(const std::vector<merge_block>& blocks, std::int64_t m, const std::vector<T>& carry,
+                   const Monoid& mon, Arrive&& arrive) {
+  std::int64_t run_segment = -1;
+  T run_value = mon.identity();
+  for (std::size_t b = 0; b < blocks.size(); ++b) {
+    const merge_block& blk = blocks[b];
+    if (run_segment == blk.first.segment) arrive(b, run_value);
+    if (blk.first.segment < blk.last.segment) run_segment = -1;
+    if (blk.last.segment < m) {
+      if (run_segment == blk.last.segment) {
+        run_value = mon(run_value, carry[b]);
+      } else {
+        run_segment = blk.last.segment;
+        run_value = carry[b];
+      }
+    }
+  }
+}
+
 // Segmented fold, load-balanced and deterministic.
 //   m segments; ends(j) their exclusive ends in a logical element space [0, n);
 //   reduce_range(j, lo, hi, acc) returns acc combined (left to right) with
@@ -117,7 +143,7 @@ void fold_segments(std::int64_t m, std::int64_t n, const Ends& ends,
   const auto count = blocks.size();
   // carry[b]: the fold of the unfinished segment's elements in block b.
   std::vector<T> carry(count, mon.identity());
-  parallel_for(static_cast<std::int64_t>(count), 1, [&](std::int64_t lo, std::int64_t hi) {
+  parallel_for(static_cast<std::int64_t>(count), tuning::blocks_per_task, [&](std::int64_t lo, std::int64_t hi) {
     for (std::int64_t b = lo; b < hi; ++b) {
       for_each_piece(blocks[static_cast<std::size_t>(b)], m, ends,
                      [&](std::int64_t j, std::int64_t first, std::int64_t last, bool finishes) {
@@ -127,25 +153,12 @@ void fold_segments(std::int64_t m, std::int64_t n, const Ends& ends,
                      });
     }
   });
-  // Serial fix-up, left to right over blocks: a segment that spans blocks
-  // gets the carries of the blocks before the one that finishes it.
-  std::int64_t run_segment = -1;
-  T run_value = mon.identity();
-  for (std::size_t b = 0; b < count; ++b) {
+  // A segment that spans blocks gets the carries of the blocks before the
+  // one that finishes it.
+  merge_carries(blocks, m, carry, mon, [&](std::size_t b, const T& before) {
     const merge_block& blk = blocks[b];
-    if (blk.first.segment < blk.last.segment) {
-      if (run_segment == blk.first.segment) out[run_segment] = mon(run_value, out[run_segment]);
-      run_segment = -1;
-    }
-    if (blk.last.segment < m) {
-      if (run_segment == blk.last.segment) {
-        run_value = mon(run_value, carry[b]);
-      } else {
-        run_segment = blk.last.segment;
-        run_value = carry[b];
-      }
-    }
-  }
+    if (blk.first.segment < blk.last.segment) out[blk.first.segment] = mon(before, out[blk.first.segment]);
+  });
 }
 
 // Segmented scan, load-balanced and deterministic.
@@ -161,7 +174,7 @@ void scan_segments(std::int64_t m, std::int64_t n, const Ends& ends,
   const auto count = blocks.size();
   // Pass 1: the fold of the unfinished segment's elements in each block.
   std::vector<T> carry(count, mon.identity());
-  parallel_for(static_cast<std::int64_t>(count), 1, [&](std::int64_t lo, std::int64_t hi) {
+  parallel_for(static_cast<std::int64_t>(count), tuning::blocks_per_task, [&](std::int64_t lo, std::int64_t hi) {
     for (std::int64_t b = lo; b < hi; ++b) {
       const merge_block& blk = blocks[static_cast<std::size_t>(b)];
       if (blk.last.segment >= m) continue;
@@ -175,23 +188,9 @@ void scan_segments(std::int64_t m, std::int64_t n, const Ends& ends,
   });
   // Serial: the running value each block's first segment starts from.
   std::vector<T> carry_in(count, mon.identity());
-  std::int64_t run_segment = -1;
-  T run_value = mon.identity();
-  for (std::size_t b = 0; b < count; ++b) {
-    const merge_block& blk = blocks[b];
-    if (run_segment == blk.first.segment) carry_in[b] = run_value;
-    if (blk.first.segment < blk.last.segment) run_segment = -1;
-    if (blk.last.segment < m) {
-      if (run_segment == blk.last.segment) {
-        run_value = mon(run_value, carry[b]);
-      } else {
-        run_segment = blk.last.segment;
-        run_value = carry[b];
-      }
-    }
-  }
+  merge_carries(blocks, m, carry, mon, [&](std::size_t b, const T& before) { carry_in[b] = before; });
   // Pass 2: scan every piece, the first one of a block from its carry.
-  parallel_for(static_cast<std::int64_t>(count), 1, [&](std::int64_t lo, std::int64_t hi) {
+  parallel_for(static_cast<std::int64_t>(count), tuning::blocks_per_task, [&](std::int64_t lo, std::int64_t hi) {
     for (std::int64_t b = lo; b < hi; ++b) {
       const merge_block& blk = blocks[static_cast<std::size_t>(b)];
       for_each_piece(blk, m, ends,

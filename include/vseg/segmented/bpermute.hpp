@@ -74,7 +74,7 @@ void bpermute_s_body(const char* op, const segd& src_segd, const T* in, const se
 inline void check_bpermute_s(const char* op, const segd& src_segd, std::int64_t src_size, const segd& index_segd,
                              std::int64_t index_size) {
   check_covers(op, src_segd, src_size);
-  check_covers(op, index_segd, index_size);
+  check_covers_argument(op, index_segd.elements(), "the indices", index_size);
   check_same_size(op, "source segments", src_segd.segments(), "index segments", index_segd.segments());
 }
 

@@ -23,7 +23,7 @@ array<element_t<R>> bpermute_flagged_s(const segd& src_segd, const R& src, const
   using T = element_t<R>;
   detail::check_bpermute_s("bpermute_flagged_s", src_segd, detail::ssize(src), index_segd,
                            detail::ssize(indices));
-  check_covers("bpermute_flagged_s", index_segd, detail::ssize(flags));
+  detail::check_covers_argument("bpermute_flagged_s", index_segd.elements(), "the flags", detail::ssize(flags));
   auto out = buffer<T>::for_overwrite(index_segd.elements());
   using F = element_t<Flags>;
   detail::bpermute_s_body<T>("bpermute_flagged_s", src_segd, detail::as_span(src).data(), index_segd,

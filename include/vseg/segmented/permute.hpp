@@ -115,7 +115,7 @@ template <contiguous_input R, contiguous_input Indices>
 array<element_t<R>> permute_s(const segd& s, const R& data, const Indices& indices) {
   using T = element_t<R>;
   check_covers("permute_s", s, detail::ssize(data));
-  check_covers("permute_s", s, detail::ssize(indices));
+  detail::check_covers_argument("permute_s", s.elements(), "the indices", detail::ssize(indices));
   const std::int64_t n = s.elements();
   auto idx = detail::as_span(indices);
   detail::first_bad bad;
@@ -151,8 +151,8 @@ array<element_t<R>> permute_default_s(const segd& src_segd, const R& data, const
                                       const segd& dst_segd, const D& defaults) {
   using T = element_t<R>;
   check_covers("permute_default_s", src_segd, detail::ssize(data));
-  check_covers("permute_default_s", src_segd, detail::ssize(indices));
-  check_covers("permute_default_s", dst_segd, detail::ssize(defaults));
+  detail::check_covers_argument("permute_default_s", src_segd.elements(), "the indices", detail::ssize(indices));
+  detail::check_covers_argument("permute_default_s", dst_segd.elements(), "the defaults", detail::ssize(defaults));
   detail::check_same_size("permute_default_s", "source segments", src_segd.segments(),
                           "destination segments", dst_segd.segments());
   const std::int64_t n = dst_segd.elements();
