@@ -32,6 +32,7 @@
 #include "value.hpp"
 #include "vseg/detail/parallel.hpp"
 #include "vseg/flat/map.hpp"
+#include "vseg/flat/permute.hpp"
 #include "vseg/flat/reduce.hpp"
 #include "vseg/flat/tabulate.hpp"
 #include "vseg/monoid.hpp"
