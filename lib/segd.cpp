@@ -10,18 +10,12 @@
 
 #include "vseg/detail/first_bad.hpp"
 #include "vseg/detail/parallel.hpp"
+#include "vseg/detail/saturating.hpp"
 #include "vseg/flat/tabulate.hpp"
 
 namespace vseg {
 
 namespace {
-
-// a + b for non-negative a and b, or -1 when the sum overflows int64.
-std::int64_t add_saturating(std::int64_t a, std::int64_t b) {
-  std::int64_t r;
-  if (a < 0 || b < 0 || __builtin_add_overflow(a, b, &r)) return -1;
-  return r;
-}
 
 // The smallest and largest length seen; uniform when they agree.
 struct length_range {
@@ -109,7 +103,7 @@ built build(std::span<const L> len, array<std::int64_t> lengths) {
     for (auto& o : offsets) {
       const std::int64_t sum = o;
       o = total;
-      total = add_saturating(total, sum);
+      total = detail::saturating_plus{}(total, sum);
     }
   }
   if (negative.any()) {

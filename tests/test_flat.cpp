@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <numeric>
 #include <span>
 #include <stdexcept>
@@ -84,6 +85,20 @@ TEST_CASE("reduce and scan match the reference for every monoid") {
       CHECK(wt.total == std::accumulate(v.begin(), v.end(), std::int64_t{0}));
     });
   }
+}
+
+// Whether reduce and scan accept a monoid of type M over ints.
+template <class M>
+concept reduces_with = requires(const array<int>& xs, const M& m) {
+  vseg::reduce(xs, m);
+  vseg::scan(xs, m);
+  vseg::scan_inclusive(xs, m);
+};
+
+TEST_CASE("reduce and scan take monoids only") {
+  static_assert(reduces_with<vseg::plus<int>> && reduces_with<vseg::minimum<int>>);
+  static_assert(!reduces_with<std::plus<>>, "reduce(xs, std::plus<>{}) must not compile");
+  CHECK(vseg::reduce(array<int>{3, 4}, vseg::multiplies<int>{}) == 12);
 }
 
 TEST_CASE("reduce and scan with a non-commutative user monoid keep the order") {
@@ -322,8 +337,13 @@ TEST_CASE("combine2, append and expand match the reference") {
   CHECK_THROWS_WITH_AS(vseg::combine2(array<bool>{true, false}, array<int>{1, 2}, array<int>{3}),
                        doctest::Contains("combine2: flags select 1 elements of xs and 1 of ys"),
                        std::invalid_argument);
+  // Reported by expand, with the count and its position.
   CHECK_THROWS_WITH_AS(vseg::expand(array<std::int64_t>{1, -2}, array<int>{1, 2}),
-                       doctest::Contains("negative length -2"), std::invalid_argument);
+                       doctest::Contains("vseg::expand: the count at position 1 asks for a segment of negative length -2"), std::invalid_argument);
+  std::vector<int> many_counts(50'000, 1);
+  many_counts[40'000] = -7;
+  CHECK_THROWS_WITH_AS(vseg::expand(many_counts, std::vector<int>(50'000, 3)),
+                       doctest::Contains("vseg::expand: the count at position 40000 asks for a segment of negative length -7"), std::invalid_argument);
   CHECK_THROWS_AS(vseg::expand(array<std::int64_t>{1}, array<int>{1, 2}), std::invalid_argument);
 }
 

@@ -3,6 +3,7 @@
 // empties), under a sweep of thread counts.
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <cstring>
 #include <numeric>
 #include <span>
@@ -15,7 +16,6 @@
 #include "support.hpp"
 #include "vseg/flat.hpp"
 #include "vseg/segmented.hpp"
-#include "vseg/segmented/permute.hpp"
 
 using vseg::array;
 using vseg::segd;
@@ -217,16 +217,45 @@ TEST_CASE("segmented primitives reject descriptors that do not cover their data"
   auto s = segd::from_lengths(array<std::int64_t>{2, 1});
   array<int> three{1, 2, 3}, two{1, 2};
   CHECK_THROWS_WITH_AS(vseg::sum_s(s, two),
-                       doctest::Contains("fold_s: the segment descriptor covers 3 elements but the data has 2"),
+                       doctest::Contains("vseg::sum_s: the segment descriptor covers 3 elements but the data has 2"),
                        std::invalid_argument);
-  CHECK_THROWS_AS(vseg::scan_s(s, two, vseg::plus<int>{}), std::invalid_argument);
-  CHECK_THROWS_AS(vseg::pack_s(s, three, array<bool>{true}), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(vseg::fold_s(s, two, vseg::maximum<int>{}),
+                       doctest::Contains("vseg::fold_s: the segment descriptor covers 3 elements"),
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(vseg::scan_s(s, two, vseg::plus<int>{}), doctest::Contains("vseg::scan_s: the segment"),
+                       std::invalid_argument);
+  // The flags are named, not "the data".
+  CHECK_THROWS_WITH_AS(vseg::pack_s(s, three, array<bool>{true}),
+                       doctest::Contains("pack_s: the segment descriptor covers 3 elements but the flags have 1"),
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(vseg::bpermute_s(s, three, s, array<std::int64_t>{0, 0}),
+                       doctest::Contains("bpermute_s: the segment descriptor covers 3 elements but the indices have 2"),
+                       std::invalid_argument);
   CHECK_THROWS_AS(vseg::append_s(s, three, segd::single(2), two), std::invalid_argument);
   CHECK_THROWS_WITH_AS(vseg::extract_s(s, three, array<std::int64_t>{0, 1}),
                        doctest::Contains("extract_s: index 1 outside segment 1 of length 1"),
                        std::out_of_range);
   CHECK_THROWS_WITH_AS(vseg::bpermute_s(s, three, s, array<std::int64_t>{0, 2, 0}),
                        doctest::Contains("bpermute_s: index 2 at position 1"), std::out_of_range);
+}
+
+// Whether fold_s and scan_s accept a monoid of type M over ints. They are
+// constrained by vseg::monoid_for, so an operation without an identity is
+// rejected at the call (a short concept error), not deep inside the kernel.
+template <class M>
+concept folds_with = requires(const segd& s, const array<int>& xs, const M& m) { vseg::fold_s(s, xs, m); };
+template <class M>
+concept scans_with = requires(const segd& s, const array<int>& xs, const M& m) {
+  vseg::scan_s(s, xs, m);
+  vseg::scan_s_inclusive(s, xs, m);
+};
+
+TEST_CASE("fold_s and scan_s take monoids only") {
+  static_assert(folds_with<vseg::plus<int>> && scans_with<vseg::maximum<int>>);
+  static_assert(!folds_with<std::plus<>>, "fold_s(s, xs, std::plus<>{}) must not compile");
+  static_assert(!scans_with<std::plus<>>, "scan_s(s, xs, std::plus<>{}) must not compile");
+  auto s = segd::from_lengths(array<std::int64_t>{2, 0, 1});
+  CHECK(vseg::to_vector(vseg::fold_s(s, array<int>{4, 5, 6}, vseg::plus<int>{})) == std::vector<int>{9, 0, 6});
 }
 
 TEST_CASE("extract_s and replace_s on equal segments check 32- and 64-bit indices at the bounds") {

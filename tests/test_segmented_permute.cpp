@@ -1,4 +1,4 @@
-// Tests of vseg/segmented/permute.hpp against a sequential model on seeded
+// Tests of vseg/segmented/permute.hpp, bpermute_flagged.hpp and replace.hpp against a sequential model on seeded
 // random segmentations, swept over thread counts.
 #include <doctest/doctest.h>
 
@@ -9,7 +9,9 @@
 #include <vector>
 
 #include "support.hpp"
+#include "vseg/segmented/bpermute_flagged.hpp"
 #include "vseg/segmented/permute.hpp"
+#include "vseg/segmented/replace.hpp"
 
 namespace {
 

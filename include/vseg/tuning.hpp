@@ -19,12 +19,49 @@ inline constexpr std::int64_t flat_block = 16384;
 // segment lengths.
 inline constexpr std::int64_t segmented_block = 16384;
 
-// Below this many elements (or work items) a primitive runs its serial version
-// directly: the cost of spawning tasks would exceed the work.
-inline constexpr std::int64_t serial_cutoff = 4096;
+// Up to this many elements (work items for the segmented primitives, sources
+// for a scatter) a primitive runs its named serial version directly: the
+// cost of spawning tasks would exceed the work. The one cutoff of the library
+// (reduce, scan, pack, fold_s, scan_s, the scatters, rank_s's sort, segd's
+// construction). Measured against the parallel paths at 1-64 Ki elements:
+// the serial scatter and sort were as fast or faster up to 16 Ki, and the
+// parallel ones ahead only from 32-64 Ki elements (two cores; the numbers
+// are in the commit that set it).
+inline constexpr std::int64_t serial_cutoff = 16384;
+
+// A serial version over the whole input gives the blocked result bit for bit
+// only while the input is one block, so the cutoff may not exceed a block.
+static_assert(serial_cutoff <= flat_block && serial_cutoff <= segmented_block);
 
 // Grain size for element-wise loops (map, tabulate, gathers): large enough
 // that the loop body, not the scheduler, dominates.
 inline constexpr std::int64_t elementwise_grain = 8192;
+
+// Fixed blocks per task in the loops over merge-path blocks: a block is
+// already segmented_block steps of work.
+inline constexpr std::int64_t blocks_per_task = 1;
+
+// Segments per task where one segment's work is itself large (rank_s sorts
+// a segment, pack_s with few segments scans up to a block per segment).
+inline constexpr std::int64_t segments_per_task = 1;
+
+// Merge-path split points found per task: each is a binary search of
+// O(log(segments)) steps.
+inline constexpr std::int64_t merge_split_grain = 64;
+
+// The grouped fold (detail/fold_range.hpp): a piece of a segment at least
+// fold_group_min elements long is folded fold_group elements at a time, each
+// group as a balanced tree, which takes the add latency off the chain
+// through the accumulator; shorter pieces keep the plain left-to-right loop,
+// which is faster there. Used by fold_s, sum_s and the fused nested folds
+// (SpMV). Chosen by an interleaved run over 480 MB (sum_s-like folds with
+// segments of 27, 100, 1024 elements and one giant one; SpMV-like fused folds
+// with rows of 27 and 100), best of 15, three runs: grouping from 16 rather
+// than 256 made the 100-element segments 10-20% faster (63-72 ms against
+// 71-84 ms); groups of 4 and of 8 were within the noise everywhere (long
+// folds are bound by memory, not by the adds, at that size), and 4 leaves a
+// shorter tail in short rows.
+inline constexpr std::int64_t fold_group = 4;
+inline constexpr std::int64_t fold_group_min = 16;
 
 }  // namespace vseg::tuning

@@ -39,4 +39,12 @@ inline void check_same_size(std::string_view operation, std::string_view what_a,
     throw_invalid(operation, what_a, " has size ", a, " but ", what_b, " has size ", b);
 }
 
+// Throws std::invalid_argument unless an argument (`what`: "the flags", "the
+// indices") has as many elements as the segment descriptor covers.
+inline void check_covers_argument(std::string_view operation, long long covered, std::string_view what,
+                                  long long n) {
+  if (covered != n)
+    throw_invalid(operation, "the segment descriptor covers ", covered, " elements but ", what, " have ", n);
+}
+
 }  // namespace vseg::detail

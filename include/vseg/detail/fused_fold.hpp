@@ -14,12 +14,10 @@
 // Load balance and determinism are those of detail::fold_segments: the merge
 // of elements and segment ends is cut into fixed blocks of
 // tuning::segmented_block steps, independent of the thread count; a segment
-// spanning blocks is finished by a serial fix-up over the block carries.
-// Inside a piece of at least flat_fold_group_min elements the elements are
-// combined four at a time, acc = acc . ((x0 . x1) . (x2 . x3)), which needs
-// only associativity and takes the floating-point add latency off the
-// critical path of long rows; shorter pieces are folded left to right. The
-// choice depends on the piece, hence on the fixed blocks only.
+// spanning blocks is finished by the serial fix-up detail::merge_carries.
+// Every piece is folded by detail::fold_range_by, the same grouped kernel as
+// fold_s (tuning::fold_group, tuning::fold_group_min); the grouping depends
+// on the piece, hence on the fixed blocks only.
 //
 // The index check of index_l stays fused into the element read (one compare
 // and a never-taken branch per element). A separate vectorised bounds pass
@@ -32,6 +30,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "vseg/detail/fold_range.hpp"
 #include "vseg/detail/merge_path.hpp"
 #include "vseg/detail/parallel.hpp"
 #include "vseg/segd.hpp"
@@ -39,28 +38,8 @@
 
 namespace vseg::detail {
 
-// Pieces at least this long are folded four elements at a time (below):
-// the 27-point stencil's rows are, the 7-point stencil's are not.
-inline constexpr std::int64_t flat_fold_group_min = 16;
-
-// acc combined with read(lo), ..., read(hi - 1). A range of at least
-// flat_fold_group_min elements is taken four at a time,
-// acc . ((x0 . x1) . (x2 . x3)), which takes the add latency off long rows;
-// short ones (SpMV's stencil rows) keep the plain loop: their chains are
-// short and independent, and a grouped loop's tail costs more than it saves
-// there. Always inlined: it runs once per row, and a call per row
-// (spilled registers, the reader reloaded) was a measurable part of the
-// 7-point stencil's time.
-template <class T, class Read, class Monoid>
-[[gnu::always_inline]] inline T fold_flat_range(const Read& read, std::int64_t lo, std::int64_t hi,
-                                                T acc, const Monoid& mon) {
-  std::int64_t k = lo;
-  if (hi - lo >= flat_fold_group_min)
-    for (; k + 4 <= hi; k += 4)
-      acc = mon(acc, mon(mon(read(k), read(k + 1)), mon(read(k + 2), read(k + 3))));
-  for (; k < hi; ++k) acc = mon(acc, read(k));
-  return acc;
-}
+// The shortest piece folded in groups; the name tests/test_nested.cpp uses.
+inline constexpr std::int64_t flat_fold_group_min = tuning::fold_group_min;
 
 // The segments of one merge-path block: out[j] for those finishing in it
 // and the fold of the unfinished one's elements (returned). The end of
@@ -73,14 +52,14 @@ T fold_flat_block(const std::int64_t* starts, std::int64_t m, std::int64_t n,
   const std::int64_t inner = blk.last.segment < m ? blk.last.segment : m - 1;
   for (; j < inner; ++j) {
     const std::int64_t end = starts[j + 1];
-    out[j] = fold_flat_range(read, e, end, mon.identity(), mon);
+    out[j] = fold_range_by<T>(read, e, end, mon.identity(), mon);
     e = end;
   }
   if (j < blk.last.segment) {  // the last segment finishes here
-    out[j] = fold_flat_range(read, e, n, mon.identity(), mon);
+    out[j] = fold_range_by<T>(read, e, n, mon.identity(), mon);
     return mon.identity();
   }
-  return fold_flat_range(read, e, blk.last.element, mon.identity(), mon);
+  return fold_range_by<T>(read, e, blk.last.element, mon.identity(), mon);
 }
 
 // out[j] = the fold of read(k) over segment j of s, for every segment.
@@ -96,31 +75,19 @@ void fold_flat(const segd& s, const Reader& read, const Monoid& mon, T* out) {
   const auto count = static_cast<std::int64_t>(blocks.size());
   // carry[b]: the fold of the unfinished segment's elements in block b.
   per_block<T> carry(count, mon.identity());
-  parallel_for(count, 1, [&](std::int64_t lo, std::int64_t hi) {
+  parallel_for(count, tuning::blocks_per_task, [&](std::int64_t lo, std::int64_t hi) {
     const Reader r = read;  // a local copy: its pointers stay in registers
     for (std::int64_t b = lo; b < hi; ++b) {
       const merge_block& blk = blocks[static_cast<std::size_t>(b)];
       carry[static_cast<std::size_t>(b)] = fold_flat_block<T>(starts, m, n, blk, r, mon, out);
     }
   });
-  // Serial fix-up, left to right over blocks (as in fold_segments).
-  std::int64_t run_segment = -1;
-  T run_value = mon.identity();
-  for (std::int64_t b = 0; b < count; ++b) {
-    const merge_block& blk = blocks[static_cast<std::size_t>(b)];
-    if (blk.first.segment < blk.last.segment) {
-      if (run_segment == blk.first.segment) out[run_segment] = mon(run_value, out[run_segment]);
-      run_segment = -1;
-    }
-    if (blk.last.segment < m) {
-      if (run_segment == blk.last.segment) {
-        run_value = mon(run_value, carry[static_cast<std::size_t>(b)]);
-      } else {
-        run_segment = blk.last.segment;
-        run_value = carry[static_cast<std::size_t>(b)];
-      }
-    }
-  }
+  // A segment that spans blocks gets the carries of the blocks before the
+  // one that finishes it (as in fold_segments).
+  merge_carries(blocks, m, carry, mon, [&](std::size_t b, const T& before) {
+    const merge_block& blk = blocks[b];
+    if (blk.first.segment < blk.last.segment) out[blk.first.segment] = mon(before, out[blk.first.segment]);
+  });
 }
 
 }  // namespace vseg::detail

@@ -60,7 +60,7 @@ std::vector<merge_block> merge_path_blocks(std::int64_t m, std::int64_t n, const
   const std::int64_t steps = n + m;
   const std::int64_t blocks = block_count(steps, block);
   std::vector<merge_point> points(static_cast<std::size_t>(blocks + 1));
-  parallel_for(blocks + 1, 64, [&](std::int64_t lo, std::int64_t hi) {
+  parallel_for(blocks + 1, tuning::merge_split_grain, [&](std::int64_t lo, std::int64_t hi) {
     for (std::int64_t b = lo; b < hi; ++b)
       points[static_cast<std::size_t>(b)] =
           merge_path_split(std::min(b * block, steps), m, n, ends);
@@ -97,9 +97,35 @@ void for_each_merge_block(const std::vector<merge_block>& blocks, Body&& body) {
     body(blocks[0]);
     return;
   }
-  parallel_for(count, 1, [&](std::int64_t lo, std::int64_t hi) {
+  parallel_for(count, tuning::blocks_per_task, [&](std::int64_t lo, std::int64_t hi) {
     for (std::int64_t b = lo; b < hi; ++b) body(blocks[static_cast<std::size_t>(b)]);
   });
+}
+
+// The serial fix-up of the blocked segmented fold and scan: a segment that
+// spans blocks has a partial result (carry[b]: the fold of its elements in
+// block b) in every block it does not finish. Walking the blocks left to
+// right, arrive(b, v) is called for every block b whose first segment began
+// in an earlier block, v being the fold of that segment's elements in the
+// earlier blocks. O(blocks).
+template <class T, class Monoid, class Arrive>
+void merge_carries(const std::vector<merge_block>& blocks, std::int64_t m, const per_block<T>& carry,
+                   const Monoid& mon, Arrive&& arrive) {
+  std::int64_t run_segment = -1;
+  T run_value = mon.identity();
+  for (std::size_t b = 0; b < blocks.size(); ++b) {
+    const merge_block& blk = blocks[b];
+    if (run_segment == blk.first.segment) arrive(b, run_value);
+    if (blk.first.segment < blk.last.segment) run_segment = -1;
+    if (blk.last.segment < m) {
+      if (run_segment == blk.last.segment) {
+        run_value = mon(run_value, carry[b]);
+      } else {
+        run_segment = blk.last.segment;
+        run_value = carry[b];
+      }
+    }
+  }
 }
 
 // Segmented fold, load-balanced and deterministic.
@@ -115,7 +141,7 @@ void fold_segments(std::int64_t m, std::int64_t n, const Ends& ends,
   const auto count = blocks.size();
   // carry[b]: the fold of the unfinished segment's elements in block b.
   per_block<T> carry(static_cast<std::int64_t>(count), mon.identity());
-  parallel_for(static_cast<std::int64_t>(count), 1, [&](std::int64_t lo, std::int64_t hi) {
+  parallel_for(static_cast<std::int64_t>(count), tuning::blocks_per_task, [&](std::int64_t lo, std::int64_t hi) {
     for (std::int64_t b = lo; b < hi; ++b) {
       for_each_piece(blocks[static_cast<std::size_t>(b)], m, ends,
                      [&](std::int64_t j, std::int64_t first, std::int64_t last, bool finishes) {
@@ -125,25 +151,12 @@ void fold_segments(std::int64_t m, std::int64_t n, const Ends& ends,
                      });
     }
   });
-  // Serial fix-up, left to right over blocks: a segment that spans blocks
-  // gets the carries of the blocks before the one that finishes it.
-  std::int64_t run_segment = -1;
-  T run_value = mon.identity();
-  for (std::size_t b = 0; b < count; ++b) {
+  // A segment that spans blocks gets the carries of the blocks before the
+  // one that finishes it.
+  merge_carries(blocks, m, carry, mon, [&](std::size_t b, const T& before) {
     const merge_block& blk = blocks[b];
-    if (blk.first.segment < blk.last.segment) {
-      if (run_segment == blk.first.segment) out[run_segment] = mon(run_value, out[run_segment]);
-      run_segment = -1;
-    }
-    if (blk.last.segment < m) {
-      if (run_segment == blk.last.segment) {
-        run_value = mon(run_value, carry[b]);
-      } else {
-        run_segment = blk.last.segment;
-        run_value = carry[b];
-      }
-    }
-  }
+    if (blk.first.segment < blk.last.segment) out[blk.first.segment] = mon(before, out[blk.first.segment]);
+  });
 }
 
 // Segmented scan, load-balanced and deterministic.
@@ -159,7 +172,7 @@ void scan_segments(std::int64_t m, std::int64_t n, const Ends& ends,
   const auto count = blocks.size();
   // Pass 1: the fold of the unfinished segment's elements in each block.
   per_block<T> carry(static_cast<std::int64_t>(count), mon.identity());
-  parallel_for(static_cast<std::int64_t>(count), 1, [&](std::int64_t lo, std::int64_t hi) {
+  parallel_for(static_cast<std::int64_t>(count), tuning::blocks_per_task, [&](std::int64_t lo, std::int64_t hi) {
     for (std::int64_t b = lo; b < hi; ++b) {
       const merge_block& blk = blocks[static_cast<std::size_t>(b)];
       if (blk.last.segment >= m) continue;
@@ -173,23 +186,9 @@ void scan_segments(std::int64_t m, std::int64_t n, const Ends& ends,
   });
   // Serial: the running value each block's first segment starts from.
   std::vector<T> carry_in(count, mon.identity());
-  std::int64_t run_segment = -1;
-  T run_value = mon.identity();
-  for (std::size_t b = 0; b < count; ++b) {
-    const merge_block& blk = blocks[b];
-    if (run_segment == blk.first.segment) carry_in[b] = run_value;
-    if (blk.first.segment < blk.last.segment) run_segment = -1;
-    if (blk.last.segment < m) {
-      if (run_segment == blk.last.segment) {
-        run_value = mon(run_value, carry[b]);
-      } else {
-        run_segment = blk.last.segment;
-        run_value = carry[b];
-      }
-    }
-  }
+  merge_carries(blocks, m, carry, mon, [&](std::size_t b, const T& before) { carry_in[b] = before; });
   // Pass 2: scan every piece, the first one of a block from its carry.
-  parallel_for(static_cast<std::int64_t>(count), 1, [&](std::int64_t lo, std::int64_t hi) {
+  parallel_for(static_cast<std::int64_t>(count), tuning::blocks_per_task, [&](std::int64_t lo, std::int64_t hi) {
     for (std::int64_t b = lo; b < hi; ++b) {
       const merge_block& blk = blocks[static_cast<std::size_t>(b)];
       for_each_piece(blk, m, ends,

@@ -32,19 +32,32 @@ inline std::int64_t flag_offsets(std::span<const bool> flags, std::vector<std::i
   return total;
 }
 
-// Writes [in[i] | f[i], lo <= i < hi] to o, in order, without a branch per
-// element (the flags of a partition are as good as random, and a mispredicted
-// branch per element costs more than the copy): every element is stored at
-// the next free slot, which advances only past a kept one. The stores stop at
-// the last kept element, so none lands beyond this range's share of o.
+// Writes [in[i] | f[i], lo <= i < hi] to o, in order, and returns how many:
+// the serial pack, the per-block body and small-input path of pack. No
+// branch per element (the flags of a partition are as good as random, and a
+// mispredicted branch per element costs more than the copy): every element
+// is stored at the next free slot, which advances only past a kept one. The
+// stores stop at the last kept element, so none lands beyond this range's
+// share of o. O(hi - lo).
 template <class T>
-void pack_range(const T* in, const bool* f, std::int64_t lo, std::int64_t hi, T* o) {
+std::int64_t pack_range(const T* in, const bool* f, std::int64_t lo, std::int64_t hi, T* o) {
   while (hi > lo && !f[hi - 1]) --hi;
   std::int64_t k = 0;
   for (std::int64_t i = lo; i < hi; ++i) {
     o[k] = in[i];
     k += f[i] ? 1 : 0;
   }
+  return k;
+}
+
+// The kept elements, serially: one pass to count, one to copy. O(n).
+template <class T>
+array<T> pack_serial_unchecked(std::span<const T> in, std::span<const bool> f) {
+  std::int64_t count = 0;
+  for (bool b : f) count += b ? 1 : 0;
+  auto out = buffer<T>::for_overwrite(count);
+  pack_range(in.data(), f.data(), 0, static_cast<std::int64_t>(in.size()), out.data());
+  return std::move(out).freeze();
 }
 
 // The kept elements, given the block offsets and total of flag_offsets.
@@ -62,40 +75,36 @@ array<T> pack_with_offsets(std::span<const T> in, std::span<const bool> f, const
 
 }  // namespace detail
 
-// Number of true flags.
+// Number of true flags. O(n).
 template <contiguous_input Flags>
 std::int64_t count_true(const Flags& flags) {
   std::vector<std::int64_t> offsets;
   return detail::flag_offsets(detail::as_span(flags), offsets);
 }
 
-// [xs[i] | flags[i]], serially.
+// [xs[i] | flags[i]], serially: the small-input path of pack (same result).
+// O(n).
 template <class T>
 array<T> pack_serial(std::span<const T> xs, std::span<const bool> flags) {
-  detail::check_same_size("pack", "xs", static_cast<long long>(xs.size()), "flags",
+  detail::check_same_size("pack_serial", "xs", static_cast<long long>(xs.size()), "flags",
                           static_cast<long long>(flags.size()));
-  std::int64_t count = 0;
-  for (bool f : flags) count += f ? 1 : 0;
-  auto out = buffer<T>::for_overwrite(count);
-  std::int64_t k = 0;
-  for (std::size_t i = 0; i < xs.size(); ++i)
-    if (flags[i]) out[k++] = xs[i];
-  return std::move(out).freeze();
+  return detail::pack_serial_unchecked(xs, flags);
 }
 
-// [xs[i] | flags[i]]: the elements whose flag is true, in order.
+// [xs[i] | flags[i]]: the elements whose flag is true, in order. O(n).
 template <contiguous_input R, contiguous_input Flags>
 array<element_t<R>> pack(const R& xs, const Flags& flags) {
   using T = element_t<R>;
   auto in = detail::as_span(xs);
   auto f = detail::as_span(flags);
   detail::check_same_size("pack", "xs", detail::ssize(xs), "flags", detail::ssize(flags));
+  if (detail::ssize(xs) <= tuning::serial_cutoff) return detail::pack_serial_unchecked<T>(in, f);
   std::vector<std::int64_t> offsets;
   const std::int64_t count = detail::flag_offsets(f, offsets);
   return detail::pack_with_offsets<T>(in, f, offsets, count);
 }
 
-// The indices i with flags[i] true, in increasing order.
+// The indices i with flags[i] true, in increasing order. O(n).
 template <contiguous_input Flags>
 array<std::int64_t> pack_index(const Flags& flags) {
   auto f = detail::as_span(flags);

@@ -5,28 +5,19 @@
 // first offending position and value; the *_unchecked forms skip the checks
 // and require valid input.
 //
-// The scatters take no lock per element. A parallel scatter stores each value
-// and a byte mark at its target in one random pass, then counts the marks in
-// a sequential one: as many marks as sources proves the targets distinct,
-// which is all permute needs to know and the common case of permute_default
-// (scatter_marked). Element types without plain atomic stores first record
-// one writer per target and let only it write (scatter_distinct_with). Only
-// when a target repeats does permute_default fall back to a per-element
-// compare-and-swap that makes the last position win. Below
-// tuning::serial_cutoff the named serial versions run instead.
+// The scatters (permute, permute_default, inverse_permutation) run on the
+// scatter engine of vseg/detail/scatter.hpp, given the flat_targets below.
 #pragma once
 
-#include <algorithm>
-#include <atomic>
 #include <cstdint>
-#include <limits>
-#include <type_traits>
-#include <vector>
+#include <span>
 
 #include "vseg/array.hpp"
+#include "vseg/detail/error.hpp"
 #include "vseg/detail/first_bad.hpp"
 #include "vseg/detail/parallel.hpp"
 #include "vseg/detail/range.hpp"
+#include "vseg/detail/scatter.hpp"
 
 namespace vseg {
 
@@ -107,166 +98,6 @@ struct flat_targets {
     }
   }
 };
-
-// The first source position whose target an earlier position already took,
-// or -1. Serial; names the offender after a parallel check failed.
-template <class Targets>
-std::int64_t first_repeat(const Targets& targets, std::int64_t n) {
-  std::vector<unsigned char> taken(static_cast<std::size_t>(n), 0);
-  std::int64_t first = -1;
-  targets.each_in_order([&](std::int64_t i, std::int64_t t) {
-    auto& mark = taken[static_cast<std::size_t>(t)];
-    if (mark != 0 && first < 0) first = i;
-    mark = 1;
-  });
-  return first;
-}
-
-// Whether elements of T can be stored with a relaxed atomic store that is a
-// plain move (so racing stores of a bad input are defined, and cost nothing).
-template <class T>
-constexpr bool plain_atomic_store() {
-  if constexpr (std::is_trivially_copyable_v<T>)
-    return std::atomic_ref<T>::is_always_lock_free && std::atomic_ref<T>::required_alignment == alignof(T);
-  else
-    return false;
-}
-
-// A scatter in one random pass that says whether a target repeated: every
-// source stores its value and a byte mark at its target (relaxed atomic
-// stores: plain moves on x86, and defined when a bad input makes two sources
-// race for one target), then one sequential pass counts the marks. The
-// targets are distinct exactly when there are as many marks as sources; for
-// a permutation (as many sources as targets) that means every target is
-// written once. Returns false when a target repeated (those targets hold any
-// one of their writers' values) or an index was out of range (noted in the
-// targets' first_bad).
-// A byte that is not a character type: a store through unsigned char* may
-// alias any object, so the compiler would reload every captured pointer after
-// each mark; a store of an enum aliases only that enum.
-enum class scatter_mark : std::uint8_t { unset = 0, set = 1 };
-
-template <class T, class Targets, class In>
-bool scatter_marked(const Targets& targets, std::int64_t n, In in, T* o) {
-  auto marks = buffer<scatter_mark>::filled(n, scatter_mark::unset);
-  scatter_mark* mark = marks.data();
-  // Captured by value, so each() can keep the pointers in registers.
-  targets.each([mark, in, o](std::int64_t i, std::int64_t t) {
-    const T v = in[i];
-    std::atomic_ref<scatter_mark>(mark[t]).store(scatter_mark::set, std::memory_order_relaxed);
-    std::atomic_ref<T>(o[t]).store(v, std::memory_order_relaxed);
-  });
-  std::atomic<std::int64_t> marked{0};
-  for_each_block(n, tuning::flat_block, [&](std::int64_t, std::int64_t lo, std::int64_t hi) {
-    std::int64_t count = 0;
-    for (std::int64_t t = lo; t < hi; ++t) count += static_cast<std::uint8_t>(mark[t]);
-    marked.fetch_add(count, std::memory_order_relaxed);
-  });
-  return !targets.bad->any() && marked.load() == targets.sources();
-}
-
-// o[t] = in[i] for every pair, when no target repeats; returns false (o then
-// partly written) when one does. Two lock-free passes: pos[t] records one
-// writer of t, then only the recorded writer stores its value, so no element
-// of o is written twice even for bad input. P: a type for positions and
-// targets. Targets whose enumeration is costly (segment_targets: a merge
-// path walk per segment) are recorded in the first pass, and the second
-// reads them back in a flat loop.
-template <class P, class T, class Targets, class In>
-bool scatter_distinct_with(const Targets& targets, std::int64_t n, In in, T* o) {
-  auto pos = buffer<P>::for_overwrite(n);
-  P* p = pos.data();
-  std::atomic<bool> repeated{false};
-  auto write_if_recorded = [&](std::int64_t i, std::int64_t t) {
-    if (std::atomic_ref<P>(p[t]).load(std::memory_order_relaxed) == static_cast<P>(i)) o[t] = in[i];
-    else if (!repeated.load(std::memory_order_relaxed)) repeated.store(true, std::memory_order_relaxed);
-  };
-  if constexpr (Targets::cheap_to_enumerate) {
-    targets.each([&](std::int64_t i, std::int64_t t) {
-      std::atomic_ref<P>(p[t]).store(static_cast<P>(i), std::memory_order_relaxed);
-    });
-    targets.each(write_if_recorded);
-  } else {
-    const std::int64_t k = targets.sources();
-    auto recorded = buffer<P>::for_overwrite(k);
-    P* r = recorded.data();
-    targets.each([&](std::int64_t i, std::int64_t t) {
-      r[i] = static_cast<P>(t);
-      std::atomic_ref<P>(p[t]).store(static_cast<P>(i), std::memory_order_relaxed);
-    });
-    if (targets.bad->any()) return true;  // r has holes; the caller throws
-    parallel_for(k, [&](std::int64_t lo, std::int64_t hi) {
-      for (std::int64_t i = lo; i < hi; ++i) write_if_recorded(i, static_cast<std::int64_t>(r[i]));
-    });
-  }
-  return !repeated.load();
-}
-
-template <class T, class Targets, class In>
-bool scatter_distinct(const Targets& targets, std::int64_t n, In in, T* o) {
-  if constexpr (plain_atomic_store<T>()) {
-    return scatter_marked(targets, n, in, o);
-  } else {
-    constexpr std::int64_t narrow = std::numeric_limits<std::int32_t>::max();
-    if (targets.sources() <= narrow && n <= narrow) return scatter_distinct_with<std::int32_t>(targets, n, in, o);
-    return scatter_distinct_with<std::int64_t>(targets, n, in, o);
-  }
-}
-
-// o[t] = in[i] for every pair, the largest i winning when a target repeats
-// (o holds the defaults beforehand). One compare-and-swap per element: the
-// path for input whose targets do repeat.
-template <class T, class Targets>
-void scatter_last_wins(const Targets& targets, std::int64_t n, const T* in, T* o) {
-  auto winner = buffer<std::int64_t>::filled(n, -1);
-  std::int64_t* w = winner.data();
-  targets.each([&](std::int64_t i, std::int64_t t) {
-    std::atomic_ref<std::int64_t> slot(w[t]);
-    std::int64_t seen = slot.load(std::memory_order_relaxed);
-    while (seen < i && !slot.compare_exchange_weak(seen, i, std::memory_order_relaxed)) {
-    }
-  });
-  targets.each([&](std::int64_t i, std::int64_t t) {
-    if (w[t] == i) o[t] = in[i];
-  });
-}
-
-// A permutation scatter: o[t] = in[i], every target of [0, n) exactly once.
-// Returns false when a target repeats (o is then partly written); an index
-// out of range is noted in the targets' first_bad. `in` is a pointer to the
-// sources or anything else with in[i] (positions_as).
-template <class T, class Targets, class In>
-bool scatter_permutation(const Targets& targets, std::int64_t n, In in, T* o) {
-  if (targets.sources() <= tuning::serial_cutoff) {
-    std::vector<unsigned char> taken(static_cast<std::size_t>(n), 0);
-    bool distinct = true;
-    targets.each_in_order([&](std::int64_t i, std::int64_t t) {
-      auto& mark = taken[static_cast<std::size_t>(t)];
-      distinct = distinct && mark == 0;
-      mark = 1;
-      o[t] = in[i];
-    });
-    return distinct;
-  }
-  if (targets.sources() != n) return false;  // cannot be a permutation
-  return scatter_distinct(targets, n, in, o);
-}
-
-// o = def, then o[t] = in[i] for every pair, the later position winning when
-// a target repeats.
-template <class T, class Targets>
-void scatter_over_defaults(const Targets& targets, std::int64_t n, const T* def, const T* in, T* o) {
-  parallel_for(n, [&](std::int64_t lo, std::int64_t hi) { std::copy(def + lo, def + hi, o + lo); });
-  if (targets.sources() <= tuning::serial_cutoff) {
-    targets.each_in_order([&](std::int64_t i, std::int64_t t) { o[t] = in[i]; });
-    return;
-  }
-  if (scatter_distinct(targets, n, in, o)) return;
-  // A target repeats and o holds an arbitrary writer's value there: redo
-  // the targets with the last writer winning (the defaults stay untouched,
-  // as every target of the first pass is a target again).
-  scatter_last_wins(targets, n, in, o);
-}
 
 }  // namespace detail
 

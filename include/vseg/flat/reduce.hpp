@@ -16,7 +16,8 @@
 
 namespace vseg {
 
-// m.identity() combined with every element, left to right, serially.
+// m.identity() combined with every element, left to right, serially: the
+// per-block body and small-input path of reduce. O(n).
 template <class T, class Monoid>
 T reduce_serial(std::span<const T> xs, const Monoid& m) {
   T acc = m.identity();
@@ -24,14 +25,15 @@ T reduce_serial(std::span<const T> xs, const Monoid& m) {
   return acc;
 }
 
-// All elements combined with the monoid (its identity when xs is empty).
-template <contiguous_input R, class Monoid>
+// All elements combined with the monoid (its identity when xs is empty). O(n).
+template <contiguous_input R, monoid_for<element_t<R>> Monoid>
 element_t<R> reduce(const R& xs, const Monoid& m) {
   using T = element_t<R>;
   auto in = detail::as_span(xs);
   const auto n = static_cast<std::int64_t>(in.size());
   const std::int64_t block = tuning::flat_block;
-  if (n <= block) return reduce_serial<T>(in, m);
+  // Small input: the serial version (the same result, see tuning.hpp).
+  if (n <= tuning::serial_cutoff) return reduce_serial<T>(in, m);
   detail::per_block<T> partial(detail::block_count(n, block), m.identity());
   detail::for_each_block(n, block, [&](std::int64_t b, std::int64_t lo, std::int64_t hi) {
     partial[static_cast<std::size_t>(b)] = reduce_serial<T>(in.subspan(lo, hi - lo), m);
@@ -39,7 +41,7 @@ element_t<R> reduce(const R& xs, const Monoid& m) {
   return reduce_serial<T>(std::span<const T>(partial), m);
 }
 
-// The sum of the elements.
+// The sum of the elements. O(n).
 template <contiguous_input R>
 element_t<R> sum(const R& xs) {
   return reduce(xs, plus<element_t<R>>{});

@@ -18,6 +18,7 @@
 namespace vseg {
 
 // Exclusive scan of `in` into `out` starting from `acc`; returns the total.
+// The serial version: the per-block body and small-input path of scan. O(n).
 template <class T, class Monoid>
 T scan_serial(std::span<const T> in, T* out, T acc, const Monoid& m) {
   const auto n = static_cast<std::int64_t>(in.size());
@@ -30,6 +31,7 @@ T scan_serial(std::span<const T> in, T* out, T acc, const Monoid& m) {
 }
 
 // Inclusive scan of `in` into `out` starting from `acc`; returns the total.
+// The serial version of scan_inclusive. O(n).
 template <class T, class Monoid>
 T scan_inclusive_serial(std::span<const T> in, T* out, T acc, const Monoid& m) {
   const auto n = static_cast<std::int64_t>(in.size());
@@ -49,6 +51,8 @@ struct scan_result {
 
 namespace detail {
 
+// Which scan a kernel computes (flat and segmented): result[i] combines the
+// elements before i (exclusive) or up to and including i (inclusive).
 enum class scan_kind { exclusive, inclusive };
 
 template <class T, class Monoid>
@@ -60,7 +64,8 @@ T scan_into(std::span<const T> in, T* out, const Monoid& m, scan_kind kind) {
     return kind == scan_kind::exclusive ? scan_serial<T>(part, out + lo, acc, m)
                                         : scan_inclusive_serial<T>(part, out + lo, acc, m);
   };
-  if (n <= block) return run(0, n, m.identity());
+  // Small input: the serial version (the same result, see tuning.hpp).
+  if (n <= tuning::serial_cutoff) return run(0, n, m.identity());
   per_block<T> offset(block_count(n, block), m.identity());
   for_each_block(n, block, [&](std::int64_t b, std::int64_t lo, std::int64_t hi) {
     offset[static_cast<std::size_t>(b)] = reduce_serial<T>(in.subspan(lo, hi - lo), m);
@@ -74,8 +79,8 @@ T scan_into(std::span<const T> in, T* out, const Monoid& m, scan_kind kind) {
 
 }  // namespace detail
 
-// Exclusive scan with its total: prefixes[i] combines xs[0..i).
-template <contiguous_input R, class Monoid>
+// Exclusive scan with its total: prefixes[i] combines xs[0..i). O(n).
+template <contiguous_input R, monoid_for<element_t<R>> Monoid>
 scan_result<element_t<R>> scan_with_total(const R& xs, const Monoid& m) {
   using T = element_t<R>;
   auto in = detail::as_span(xs);
@@ -84,14 +89,14 @@ scan_result<element_t<R>> scan_with_total(const R& xs, const Monoid& m) {
   return {std::move(out).freeze(), total};
 }
 
-// Exclusive scan: result[i] combines xs[0..i) (the identity at 0).
-template <contiguous_input R, class Monoid>
+// Exclusive scan: result[i] combines xs[0..i) (the identity at 0). O(n).
+template <contiguous_input R, monoid_for<element_t<R>> Monoid>
 array<element_t<R>> scan(const R& xs, const Monoid& m) {
   return scan_with_total(xs, m).prefixes;
 }
 
-// Inclusive scan: result[i] combines xs[0..i].
-template <contiguous_input R, class Monoid>
+// Inclusive scan: result[i] combines xs[0..i]. O(n).
+template <contiguous_input R, monoid_for<element_t<R>> Monoid>
 array<element_t<R>> scan_inclusive(const R& xs, const Monoid& m) {
   using T = element_t<R>;
   auto in = detail::as_span(xs);

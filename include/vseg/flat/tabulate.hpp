@@ -9,17 +9,7 @@
 
 namespace vseg {
 
-// [f(0), f(1), ..., f(n-1)], serially.
-template <class F>
-auto tabulate_serial(std::int64_t n, F&& f) {
-  using T = std::remove_cvref_t<std::invoke_result_t<F&, std::int64_t>>;
-  if (n < 0) detail::throw_invalid("tabulate", "negative size ", n);
-  auto out = buffer<T>::for_overwrite(n);
-  for (std::int64_t i = 0; i < n; ++i) out[i] = f(i);
-  return std::move(out).freeze();
-}
-
-// [f(0), f(1), ..., f(n-1)]; f is called once per index, in parallel.
+// [f(0), f(1), ..., f(n-1)]; f is called once per index, in parallel. O(n).
 template <class F>
 auto tabulate(std::int64_t n, F&& f) {
   using T = std::remove_cvref_t<std::invoke_result_t<F&, std::int64_t>>;
@@ -34,7 +24,7 @@ auto tabulate(std::int64_t n, F&& f) {
 
 // [start, start + stride, ..., start + (n-1) * stride]. Integer arithmetic
 // wraps modulo 2^bits (it is done in the unsigned type, as in iota_s), so a
-// long sequence of a narrow type is defined.
+// long sequence of a narrow type is defined. O(n).
 template <class T = std::int64_t>
 array<T> iota(std::int64_t n, T start = T(0), T stride = T(1)) {
   if (n < 0) detail::throw_invalid("iota", "negative size ", n);
@@ -48,7 +38,7 @@ array<T> iota(std::int64_t n, T start = T(0), T stride = T(1)) {
   }
 }
 
-// n copies of value.
+// n copies of value. O(n).
 template <class T>
 array<T> fill(std::int64_t n, const T& value) {
   if (n < 0) detail::throw_invalid("fill", "negative size ", n);

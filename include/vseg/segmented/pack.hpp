@@ -15,11 +15,12 @@ namespace vseg {
 
 // Per segment, the elements whose flag is true, with the new descriptor.
 // Throws std::invalid_argument unless s covers data and flags.
+// O(elements + segments).
 template <contiguous_input R, contiguous_input Flags>
 segmented_array<element_t<R>> pack_s(const segd& s, const R& data, const Flags& flags) {
   using T = element_t<R>;
   check_covers("pack_s", s, detail::ssize(data));
-  check_covers("pack_s", s, detail::ssize(flags));
+  detail::check_covers_argument("pack_s", s.elements(), "the flags", detail::ssize(flags));
   auto f = detail::as_span(flags);
   const std::int64_t m = s.segments();
   const std::int64_t n = s.elements();
@@ -39,7 +40,7 @@ segmented_array<element_t<R>> pack_s(const segd& s, const R& data, const Flags& 
     };
     auto counts = buffer<std::int64_t>::for_overwrite(m);
     std::int64_t* cnt = counts.data();
-    detail::parallel_for(m, 1, [&](std::int64_t lo, std::int64_t hi) {
+    detail::parallel_for(m, tuning::segments_per_task, [&](std::int64_t lo, std::int64_t hi) {
       std::int64_t before = kept_before(s.start(lo));
       for (std::int64_t j = lo; j < hi; ++j) {
         const std::int64_t after = kept_before(s.end(j));

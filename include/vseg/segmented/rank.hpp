@@ -75,7 +75,7 @@ array<I> rank_s_as(const segd& s, const R& keys, rank_order order) {
   auto out = buffer<I>::for_overwrite(n);
   I* o = out.data();
   // Segments are sorted independently; a long one sorts in parallel itself.
-  detail::parallel_for(s.segments(), 1, [&](std::int64_t lo, std::int64_t hi) {
+  detail::parallel_for(s.segments(), tuning::segments_per_task, [&](std::int64_t lo, std::int64_t hi) {
     for (std::int64_t j = lo; j < hi; ++j) {
       item* first = it + s.start(j);
       item* last = first + s.length(j);
