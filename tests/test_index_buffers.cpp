@@ -23,10 +23,10 @@ constexpr std::int64_t two_to(int k) { return std::int64_t{1} << k; }
 constexpr std::int64_t int64_max = std::numeric_limits<std::int64_t>::max();
 
 // Calls make(n) and checks that it either returns an array of n segments or
-// throws std::length_error / std::bad_alloc whose message names n, within
-// `seconds`.
+// throws std::length_error / std::bad_alloc whose message names the
+// operation and n, within `seconds`.
 template <class Make>
-void check_huge(std::int64_t n, Make make, double seconds = 10) {
+void check_huge(std::int64_t n, const std::string& operation, Make make, double seconds = 10) {
   INFO("n = ", n);
   const auto start = std::chrono::steady_clock::now();
   try {
@@ -34,8 +34,10 @@ void check_huge(std::int64_t n, Make make, double seconds = 10) {
     CHECK(r.size() == n);
   } catch (const std::length_error& e) {
     CHECK_MESSAGE(std::string(e.what()).find(std::to_string(n)) != std::string::npos, e.what());
+    CHECK_MESSAGE(std::string(e.what()).find(operation) != std::string::npos, e.what());
   } catch (const std::bad_alloc& e) {
     CHECK_MESSAGE(std::string(e.what()).find(std::to_string(n)) != std::string::npos, e.what());
+    CHECK_MESSAGE(std::string(e.what()).find(operation) != std::string::npos, e.what());
   }
   const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
   CHECK(took.count() < seconds);
@@ -46,13 +48,13 @@ void check_huge(std::int64_t n, Make make, double seconds = 10) {
 TEST_CASE("index_buffers: replicate with a huge count ends with a clear error") {
   const array<int> xs{1, 2, 3};
   for (std::int64_t n : {two_to(44), two_to(59), two_to(61), two_to(62), two_to(62) + 1, int64_max})
-    check_huge(n, [&](std::int64_t m) { return vseg::replicate(m, xs); });
+    check_huge(n, "replicate", [&](std::int64_t m) { return vseg::replicate(m, xs); });
 }
 
 TEST_CASE("index_buffers: expand of a replicated array by a huge count ends with a clear error") {
   const auto one = vseg::replicate(1, array<int>{7, 8});
   for (std::int64_t n : {two_to(44), two_to(61), two_to(62), two_to(62) + 1, int64_max})
-    check_huge(n, [&](std::int64_t m) { return vseg::expand(array<std::int64_t>{m}, one); });
+    check_huge(n, "expand", [&](std::int64_t m) { return vseg::expand(array<std::int64_t>{m}, one); });
   // Two counts whose sum passes 2^63: an overflow error, not a wrapped size.
   CHECK_THROWS(vseg::expand(array<std::int64_t>{int64_max, 2}, vseg::replicate(2, array<int>{7})));
 }

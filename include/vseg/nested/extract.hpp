@@ -62,7 +62,7 @@ nested<T> slice_l(const nested<T>& xss, const array<std::int64_t>& starts,
   }
   // Valid by construction: every slice was checked to lie inside its segment.
   auto physical = ssegd::from_arrays_unchecked(
-      one_block ? detail::shared_zeros<std::int64_t>(n) : std::move(sources).freeze(),
+      one_block ? detail::shared_zeros<std::int64_t>(n, "slice_l") : std::move(sources).freeze(),
       std::move(new_starts).freeze(), lengths, "slice_l");
   return nested<T>::from_vsegd_unchecked({xss.blocks().begin(), xss.blocks().end()},
                                          vsegd::identity(std::move(physical)));

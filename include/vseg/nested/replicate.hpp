@@ -29,7 +29,7 @@ nested<T> replicate(std::int64_t n, const array<T>& xs) {
                                                detail::shared_zeros<std::int64_t>(1),
                                                array<std::int64_t>{xs.size()}, "replicate");
   return nested<T>::from_vsegd_unchecked(
-      {xs}, vsegd::from_vsegids_unchecked(detail::shared_zeros<std::int64_t>(n), std::move(physical)));
+      {xs}, vsegd::from_vsegids_unchecked(detail::shared_zeros<std::int64_t>(n, "replicate"), std::move(physical)));
 }
 
 namespace detail {
@@ -62,7 +62,7 @@ nested<T> expand(const array<std::int64_t>& counts, const nested<T>& xss) {
     // vsegid is 0, and so is every one of the result: a slice of the shared
     // zeros. O(counts) read, nothing written.
     const std::int64_t total = reduce(counts, detail::saturating_plus{});
-    if (total >= 0) return xss.with_vsegids_unchecked(detail::shared_zeros<std::int64_t>(total));
+    if (total >= 0) return xss.with_vsegids_unchecked(detail::shared_zeros<std::int64_t>(total, "expand"));
     // a negative count or an overflow: reported below
   }
   detail::check_counts("expand", counts);

@@ -41,7 +41,7 @@ class ssegd {
   // (contiguous). O(1): the sources are a slice of the shared zeros.
   static ssegd from_segd(const segd& s) {
     ssegd r;
-    r.sources_ = detail::shared_zeros<std::int64_t>(s.segments());
+    r.sources_ = detail::shared_zeros<std::int64_t>(s.segments(), "ssegd::from_segd");
     r.starts_ = s.starts();
     r.lengths_ = s.lengths();
     r.layout_ = std::make_shared<const segd>(s);

@@ -96,7 +96,7 @@ class vsegd {
   std::int64_t vsegid(std::int64_t i) const noexcept { return identity_ ? i : vsegids_[i]; }
   // The vsegids; for the identity a slice of the shared iota buffer. O(1) amortised.
   array<std::int64_t> vsegids() const {
-    return identity_ ? detail::shared_iota<std::int64_t>(size_) : vsegids_;
+    return identity_ ? detail::shared_iota<std::int64_t>(size_, "nested::vsegids") : vsegids_;
   }
   // Whether the vsegids are the implicit identity (see the glossary). O(1).
   bool identity() const noexcept { return identity_; }
