@@ -3,6 +3,7 @@
 #include "vseg/detail/allocator.hpp"
 
 #include "vseg/detail/error.hpp"
+#include "vseg/tuning.hpp"
 
 #include <algorithm>
 #include <array>
@@ -60,12 +61,13 @@ void unpoison(void* p, std::size_t n) noexcept {
 }
 
 constexpr std::size_t kib = std::size_t{1} << 10;
-constexpr std::size_t small_limit = kib;             // below: operator new
-constexpr std::size_t pool_threshold = 64 * kib;     // from here: the shared pool
-constexpr std::size_t class_unit = kib;              // thread cache class c holds blocks of c KiB
+// The policy's constants live in vseg/tuning.hpp.
+constexpr auto small_limit = static_cast<std::size_t>(tuning::allocator_small_limit);  // below: operator new
+constexpr auto pool_threshold = static_cast<std::size_t>(tuning::allocator_pool_threshold);  // from here: the pool
+constexpr auto class_unit = static_cast<std::size_t>(tuning::allocator_class_bytes);  // class c: blocks of c units
 constexpr std::size_t classes = pool_threshold / class_unit + 1;
-constexpr int thread_depth = 4;                      // blocks per class and thread
-constexpr std::size_t thread_cache_bytes = 2048 * kib;  // most bytes one thread keeps
+constexpr auto thread_depth = static_cast<int>(tuning::allocator_thread_depth);  // blocks per class and thread
+constexpr auto thread_cache_bytes = static_cast<std::size_t>(tuning::allocator_thread_cache_bytes);
 constexpr std::size_t granule = 4 * kib;             // pool blocks are whole pages
 constexpr std::size_t huge_page = 2048 * kib;
 constexpr std::size_t max_request = std::size_t{1} << 46;  // 64 TiB

@@ -64,4 +64,21 @@ inline constexpr std::int64_t merge_split_grain = 64;
 inline constexpr std::int64_t fold_group = 4;
 inline constexpr std::int64_t fold_group_min = 16;
 
+// The buffer allocator behind buffer<T> (lib/allocator.cpp; the policy and
+// its measurements are in notes/allocator.md). Requests below
+// allocator_small_limit bytes go to the global operator new; from
+// allocator_pool_threshold bytes they come from the shared pool (best fit,
+// free memory cached up to the cache limit, set_buffer_cache_limit).
+// Between the two, each thread keeps allocator_thread_depth blocks per class
+// of allocator_class_bytes, at most allocator_thread_cache_bytes in all.
+inline constexpr std::int64_t allocator_small_limit = 1024;
+inline constexpr std::int64_t allocator_pool_threshold = 64 * 1024;
+inline constexpr std::int64_t allocator_class_bytes = 1024;
+inline constexpr std::int64_t allocator_thread_depth = 4;
+inline constexpr std::int64_t allocator_thread_cache_bytes = 2 * 1024 * 1024;
+
+// The shared zero and iota index buffers (detail/index_buffers.hpp) grow in
+// steps of at least this many entries, so small nested arrays share one.
+inline constexpr std::int64_t index_buffer_step = std::int64_t{1} << 16;
+
 }  // namespace vseg::tuning

@@ -65,7 +65,7 @@ inline void check_index_buffer_size(const char* operation, std::int64_t n, std::
 // The smallest power of two >= n (and >= 2^16), or n itself when that power
 // would exceed `limit` (n <= limit): the zeros cost address space only. O(log n).
 inline std::int64_t zeros_capacity(std::int64_t n, std::int64_t limit) {
-  std::int64_t c = std::int64_t{1} << 16;
+  std::int64_t c = tuning::index_buffer_step;
   while (c < n) {
     if (c > limit / 2) return n;  // doubling would pass the limit (or 2^63)
     c *= 2;
@@ -76,7 +76,7 @@ inline std::int64_t zeros_capacity(std::int64_t n, std::int64_t limit) {
 // n rounded up to a multiple of 2^16, or n itself when that would exceed
 // `limit` (n <= limit): the iota is real memory. O(1).
 inline std::int64_t iota_capacity(std::int64_t n, std::int64_t limit) {
-  constexpr std::int64_t step = std::int64_t{1} << 16;
+  constexpr std::int64_t step = tuning::index_buffer_step;
   if (n > limit - (step - 1)) return n;
   return (n + step - 1) / step * step;
 }
