@@ -234,22 +234,31 @@ class machine {
 
   // --- Control and stack moves (interpreter.cpp). ---
 
+  // IF's test: pops the BOOL scalar on top.
   bool condition();
+  // One COPY, POP or CPOP of ins.a entries ins.b below the top.
   void stack_move(const instruction& ins);
   // Does a run of stack moves at once; false, doing nothing, when the stack
   // is too short for it or its copies could pass the -m limit.
   bool shuffle(const stack_shuffle& s);
+  // The value of a CONST instruction's operand.
   static value make_constant(const constant& c);
+  // --trace: the instruction and the shape of every stack entry, to opt_.err.
   void trace(const instruction& ins) const;
+  // The final stack, printed to opt_.out as vinterp prints it.
   void dump();
 
   // --- The operation switch and the element-wise operations (execute.cpp). ---
 
+  // Every instruction but the control ones (CALL, RET, IF, ELSE, EXIT).
   void execute(const instruction& ins);
+  // The result of an element-wise op, written into a reusable argument's storage if one is.
   template <class U, class Fill>
   slot elementwise_result(std::int64_t n, std::initializer_list<std::size_t> depths, Fill&& fill);
+  // f applied to the top entry's elements (T's), element by element.
   template <class T, class F>
   void unary(F f);
+  // f applied to the top two entries' elements (T's), pairwise.
   template <class T, class F>
   void binary(F f);
   template <class FI, class FF>
@@ -258,7 +267,9 @@ class machine {
   void compare(const instruction& ins, F f);
   template <class T>
   void select_typed();
+  // RAND: lrand48()'s next values, each mod its bound, the same on any thread count.
   void rand();
+  // Segmented scan and reduction of data by the descriptor on top, with monoid m.
   template <class T, class M>
   void scan(const M& m);
   template <class T, class M>
@@ -295,21 +306,29 @@ class machine {
 
   // The error string and success flag every I/O op leaves on top.
   void push_status(bool ok, const std::string& message);
+  // An INT vector argument read as a string of character codes.
   std::string string_arg(std::size_t argc, std::size_t argno) const;
+  // An argument that must be a one-element INT vector.
   std::int32_t scalar_int(std::size_t argc, std::size_t argno) const;
+  // WRITE and FWRITE: the top entry printed to stream, then the status.
   void write_to(std::FILE* stream, const instruction& ins);
+  // READ and FREAD: a value of ins.ty read from stream (empty on error), then the status.
   void read_from(std::FILE* stream, const instruction& ins);
+  // An empty vector (or descriptor) of type t.
   static value empty_of(type t);
 
   // --- Profile (run_options::profile): time per operation and type word (profile.cpp). ---
 
   static constexpr std::size_t type_words = static_cast<std::size_t>(type::none) + 1;
+  // The index of ins's opcode and type word in op_seconds_ and op_counts_.
   static std::size_t profile_slot(const instruction& ins);
+  // execute(), timed into the profile.
   void execute_timed(const instruction& ins);
   // The operation and the shapes of the top three stack entries before it,
   // deepest first: "DIST INT INT[262144] INT[1] SEGDES[1:262144]".
   std::string shape_key(const instruction& ins) const;
   static void sort_by_time(std::vector<run_result::op_time>& times);
+  // The profile's times, slowest first, into result.
   void report_profile(run_result& result) const;
 
   const program& prog_;
