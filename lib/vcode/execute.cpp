@@ -1,0 +1,472 @@
+// The VCODE operation switch (machine::execute) and the operations it
+// instantiates with NESL's scalar functions: element-wise ops on vectors and
+// splats, with results written into a reusable argument's storage, SELECT,
+// RAND, and the segmented scans and reductions.
+#include <algorithm>
+#include <bit>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <variant>
+
+#include "lcg48.hpp"
+#include "machine.hpp"
+#include "scalar.hpp"
+#include "value.hpp"
+#include "vseg/detail/parallel.hpp"
+#include "vseg/flat/map.hpp"
+#include "vseg/flat/tabulate.hpp"
+#include "vseg/monoid.hpp"
+#include "vseg/segd.hpp"
+#include "vseg/segmented/fold.hpp"
+#include "vseg/segmented/iota.hpp"
+#include "vseg/segmented/scan.hpp"
+
+namespace vseg::vcode::detail {
+
+// f called with a value of the element type a typed instruction names:
+// INT, BOOL, or (any other type word) FLOAT.
+template <class F>
+void machine::by_type(const instruction& ins, F&& f) {
+  switch (ins.ty) {
+    case type::int_: return f(std::int32_t{});
+    case type::bool_: return f(bool{});
+    default: return f(double{});
+  }
+}
+
+// An element-wise result of n U's, computed by fill(span) into the storage
+// of one of the arguments when it is reusable, else into a new buffer.
+// Chains of element-wise ops (black-scholes: 3,000 of them over 10M
+// elements) then run in a few warm buffers instead of allocating and
+// faulting in one per op, and write to lines they have just read.
+// `depths` are the stack depths of the arguments that may be reused.
+template <class U, class Fill>
+slot machine::elementwise_result(std::int64_t n, std::initializer_list<std::size_t> depths, Fill&& fill) {
+  for (std::size_t depth : depths) {
+    const slot& entry = stack_[stack_.size() - 1 - depth];
+    if (auto out = reusable<U>(entry, n); out.data() != nullptr) {
+      fill(out);
+      entry->written_in_place();
+      return entry;
+    }
+  }
+  auto out = buffer<U>::for_overwrite(n);
+  fill(out.span());
+  return make_slot(std::move(out).freeze());
+}
+
+template <class T, class F>
+void machine::unary(F f) {
+  using U = std::remove_cvref_t<std::invoke_result_t<F&, const T&>>;
+  need(1);
+  if (const T* s = splat_scalar<T>(0)) return finish(1, make_splat<U>(f(*s), at(0).splat));
+  const auto& a = vec<T>(1, 1);
+  finish(1, elementwise_result<U>(a.size(), {0}, [&](std::span<U> out) { vseg::map_into(f, a, out); }));
+}
+
+template <class T, class F>
+void machine::binary(F f) {
+  using U = std::remove_cvref_t<std::invoke_result_t<F&, const T&, const T&>>;
+  need(2);
+  const T* sa = splat_scalar<T>(1);
+  const T* sb = splat_scalar<T>(0);
+  if (sa != nullptr || sb != nullptr) {
+    // A splat argument is used as its scalar: argument 1's length, and
+    // argument 2 at least as long, as below.
+    const std::int64_t n = at(1).length();
+    if (at(0).length() < n)
+      fail("vector length mismatch: argument 1 has " + std::to_string(n) + " elements, argument 2 has " +
+           std::to_string(at(0).length()));
+    if (sa != nullptr && sb != nullptr) return finish(2, make_splat<U>(f(*sa, *sb), n));
+    if (sa != nullptr) {
+      const T x = *sa;
+      const std::span<const T> b = vec<T>(2, 2).span().first(static_cast<std::size_t>(n));
+      return finish(2, elementwise_result<U>(n, {0}, [&](std::span<U> out) {
+                      vseg::map_into([&](const T& y) { return f(x, y); }, b, out);
+                    }));
+    }
+    const T y = *sb;
+    const auto& a = vec<T>(2, 1);
+    return finish(2, elementwise_result<U>(n, {1}, [&](std::span<U> out) {
+                    vseg::map_into([&](const T& x) { return f(x, y); }, a, out);
+                  }));
+  }
+  const auto& a = vec<T>(2, 1);
+  // A view of argument 2's prefix, not a copy of the array: a copy would
+  // share its buffer and keep it from being reused.
+  const std::span<const T> b = prefix_span(a, vec<T>(2, 2), "argument 2");
+  finish(2, elementwise_result<U>(a.size(), {1, 0},
+                                  [&](std::span<U> out) { vseg::zip_with_into(f, a, b, out); }));
+}
+
+// An op defined on INT and FLOAT: fi on ints, ff on doubles.
+template <class FI, class FF>
+void machine::arith(const instruction& ins, FI fi, FF ff) {
+  if (ins.ty == type::int_) binary<std::int32_t>(fi);
+  else binary<double>(ff);
+}
+
+template <class F>
+void machine::compare(const instruction& ins, F f) {
+  if (ins.ty == type::int_) binary<std::int32_t>([f](std::int32_t a, std::int32_t b) { return f(a, b); });
+  else binary<double>([f](double a, double b) { return f(a, b); });
+}
+
+template <class T>
+void machine::select_typed() {
+  const bool_vec& flags = bools(3, 1);
+  const auto& a = vec<T>(3, 2);
+  const auto& b = vec<T>(3, 3);
+  for (const auto* later : {&a, &b})
+    if (later->size() < flags.size())
+      fail("vector length mismatch: argument 1 has " + std::to_string(flags.size()) + " elements, argument " +
+           (later == &a ? "2" : "3") + " has " + std::to_string(later->size()));
+  const bool* f = flags.data();
+  const T* x = a.data();
+  const T* y = b.data();
+  // Both values are loaded before the choice, so the loop is a vector blend.
+  finish(3, wrap_value(vseg::tabulate(flags.size(), [=](std::int64_t i) {
+           const T a = x[i];
+           const T b = y[i];
+           return f[i] ? a : b;
+         })));
+}
+
+void machine::rand() {
+  need(1);
+  // The usual bound is one value for the whole vector, a DIST: as a splat
+  // it is used as its scalar, never written out.
+  const std::int32_t* scalar = splat_scalar<std::int32_t>(0);
+  int_vec bound;
+  if (scalar == nullptr) bound = ints(1, 1);
+  const std::int64_t n = scalar != nullptr ? at(0).splat : bound.size();
+  const bool zero = scalar != nullptr ? *scalar == 0 && n > 0 : std::find(bound.begin(), bound.end(), 0) != bound.end();
+  if (zero) fail("RAND with a bound of 0 (division by zero)");
+  const std::int32_t* m = bound.data();
+  auto out = buffer<std::int32_t>::for_overwrite(n);
+  std::int32_t* o = out.data();
+  // Each fixed block starts from the generator jumped to its first element,
+  // so the result is the serial lrand48() sequence on any thread count.
+  const detail::lcg48 start = rng_;
+  vseg::detail::for_each_block(n, tuning::flat_block, [&](std::int64_t, std::int64_t lo, std::int64_t hi) {
+    detail::lcg48 g = start.jumped(static_cast<std::uint64_t>(lo));
+    std::int32_t* ob = o + lo;
+    const std::int32_t d = scalar != nullptr ? *scalar : m[lo];
+    if (d > 0 && (scalar != nullptr || std::all_of(m + lo, m + hi, [d](std::int32_t x) { return x == d; }))) {
+      // One positive bound: a multiply-shift, not a division (lcg48.hpp).
+      detail::generate_mod(g, ob, hi - lo, detail::mod_by(d));
+    } else if (scalar != nullptr) {
+      g.generate(hi - lo, [=](std::int64_t k, std::int32_t x) { ob[k] = x % d; });
+    } else {
+      const std::int32_t* mb = m + lo;
+      g.generate(hi - lo, [=](std::int64_t k, std::int32_t x) { ob[k] = x % mb[k]; });
+    }
+  });
+  rng_ = start.jumped(static_cast<std::uint64_t>(n));
+  finish(1, wrap_value(std::move(out).freeze()));
+}
+
+// --- Scans and reductions: data, then the descriptor on top. ---
+
+template <class T, class M>
+void machine::scan(const M& m) {
+  const auto& data = vec<T>(2, 1);
+  const segd& s = segdes(2, 2);
+  covers(s, data.size(), "the data");
+  finish(2, wrap_value(vseg::scan_s(s, data, m)));
+}
+
+template <class T, class M>
+void machine::reduce(const M& m) {
+  const auto& data = vec<T>(2, 1);
+  const segd& s = segdes(2, 2);
+  covers(s, data.size(), "the data");
+  finish(2, wrap_value(vseg::fold_s(s, data, m)));
+}
+
+void machine::execute(const instruction& ins) {
+  using i32 = std::int32_t;
+  if (opt_.sandbox && reaches_outside(ins.op))
+    fail("refused in the sandbox (--sandbox): it runs a command or opens a file");
+  switch (ins.op) {
+    case opcode::add:
+      return arith(ins, wrapping_plus{}, [](double a, double b) { return a + b; });
+    case opcode::sub:
+      return arith(ins, [](i32 a, i32 b) { return wrap(bits(a) - bits(b)); }, [](double a, double b) { return a - b; });
+    case opcode::mul:
+      return arith(ins, wrapping_times{}, [](double a, double b) { return a * b; });
+    case opcode::div:
+      return arith(
+          ins,
+          [](i32 a, i32 b) -> i32 {
+            if (b == 0) throw division_by_zero();
+            return b == -1 ? wrap(0u - bits(a)) : a / b;
+          },
+          [](double a, double b) { return a / b; });
+    case opcode::mod:
+      return binary<i32>([](i32 a, i32 b) -> i32 {
+        if (b == 0) throw division_by_zero();
+        return b == -1 ? 0 : a % b;
+      });
+    case opcode::lt: return compare(ins, [](auto a, auto b) { return a < b; });
+    case opcode::le: return compare(ins, [](auto a, auto b) { return a <= b; });
+    case opcode::gt: return compare(ins, [](auto a, auto b) { return a > b; });
+    case opcode::ge: return compare(ins, [](auto a, auto b) { return a >= b; });
+    case opcode::eq: return compare(ins, [](auto a, auto b) { return a == b; });
+    case opcode::ne: return compare(ins, [](auto a, auto b) { return a != b; });
+    // Shift counts are taken mod 32, as x86 does for a C shift by a register.
+    case opcode::lshift: return binary<i32>([](i32 a, i32 b) { return wrap(bits(a) << (bits(b) & 31u)); });
+    case opcode::rshift: return binary<i32>([](i32 a, i32 b) { return a >> (bits(b) & 31u); });
+    case opcode::not_:
+      if (ins.ty == type::int_) return unary<i32>([](i32 a) { return ~a; });
+      return unary<bool>([](bool a) { return !a; });
+    case opcode::and_:
+      if (ins.ty == type::int_) return binary<i32>([](i32 a, i32 b) { return a & b; });
+      return binary<bool>([](bool a, bool b) { return a && b; });
+    case opcode::or_:
+      if (ins.ty == type::int_) return binary<i32>([](i32 a, i32 b) { return a | b; });
+      return binary<bool>([](bool a, bool b) { return a || b; });
+    case opcode::xor_:
+      if (ins.ty == type::int_) return binary<i32>([](i32 a, i32 b) { return a ^ b; });
+      return binary<bool>([](bool a, bool b) { return a != b; });
+    case opcode::select:
+      return by_type(ins, [&](auto t) { select_typed<decltype(t)>(); });
+    case opcode::rand: return rand();
+    case opcode::floor: return unary<double>([](double x) { return to_int32(std::floor(x)); });
+    case opcode::ceil: return unary<double>([](double x) { return to_int32(std::ceil(x)); });
+    case opcode::trunc: return unary<double>([](double x) { return to_int32(x); });
+    case opcode::round: return unary<double>([](double x) { return to_int32(x + 0.5); });
+    case opcode::log: return unary<double>([](double x) { return std::log(x); });
+    case opcode::sqrt: return unary<double>([](double x) { return std::sqrt(x); });
+    case opcode::exp: return unary<double>([](double x) { return std::exp(x); });
+    case opcode::sin: return unary<double>([](double x) { return std::sin(x); });
+    case opcode::cos: return unary<double>([](double x) { return std::cos(x); });
+    case opcode::tan: return unary<double>([](double x) { return std::tan(x); });
+    case opcode::asin: return unary<double>([](double x) { return std::asin(x); });
+    case opcode::acos: return unary<double>([](double x) { return std::acos(x); });
+    case opcode::atan: return unary<double>([](double x) { return std::atan(x); });
+    case opcode::sinh: return unary<double>([](double x) { return std::sinh(x); });
+    case opcode::cosh: return unary<double>([](double x) { return std::cosh(x); });
+    case opcode::tanh: return unary<double>([](double x) { return std::tanh(x); });
+    case opcode::i_to_f: return unary<i32>([](i32 a) { return static_cast<double>(a); });
+    case opcode::i_to_b: return unary<i32>([](i32 a) { return a != 0; });
+    // A bool's byte is 0 or 1. Read as that byte: GCC 12 does not vectorise
+    // a conversion from bool, and radix converts 2,000 flag vectors.
+    case opcode::b_to_i:
+      return unary<bool>([](const bool& a) { return static_cast<i32>(std::bit_cast<unsigned char>(a)); });
+
+    case opcode::plus_scan:
+    case opcode::plus_reduce: {
+      const bool s = ins.op == opcode::plus_scan;
+      if (ins.ty == type::int_) return s ? scan<i32>(wrapping_plus{}) : reduce<i32>(wrapping_plus{});
+      return s ? scan<double>(vseg::plus<double>{}) : reduce<double>(vseg::plus<double>{});
+    }
+    case opcode::mult_scan:
+    case opcode::mult_reduce: {
+      const bool s = ins.op == opcode::mult_scan;
+      if (ins.ty == type::int_) return s ? scan<i32>(wrapping_times{}) : reduce<i32>(wrapping_times{});
+      return s ? scan<double>(vseg::multiplies<double>{}) : reduce<double>(vseg::multiplies<double>{});
+    }
+    case opcode::max_scan:
+    case opcode::max_reduce: {
+      const bool s = ins.op == opcode::max_scan;
+      if (ins.ty == type::int_) return s ? scan<i32>(nesl_max<i32>{}) : reduce<i32>(nesl_max<i32>{});
+      return s ? scan<double>(nesl_max<double>{}) : reduce<double>(nesl_max<double>{});
+    }
+    case opcode::min_scan:
+    case opcode::min_reduce: {
+      const bool s = ins.op == opcode::min_scan;
+      if (ins.ty == type::int_) return s ? scan<i32>(nesl_min<i32>{}) : reduce<i32>(nesl_min<i32>{});
+      return s ? scan<double>(nesl_min<double>{}) : reduce<double>(nesl_min<double>{});
+    }
+    case opcode::and_scan:
+    case opcode::and_reduce: {
+      const bool s = ins.op == opcode::and_scan;
+      if (ins.ty == type::int_) return s ? scan<i32>(vseg::bit_and<i32>{}) : reduce<i32>(vseg::bit_and<i32>{});
+      return s ? scan<bool>(vseg::logical_and{}) : reduce<bool>(vseg::logical_and{});
+    }
+    case opcode::or_scan:
+    case opcode::or_reduce: {
+      const bool s = ins.op == opcode::or_scan;
+      if (ins.ty == type::int_) return s ? scan<i32>(vseg::bit_or<i32>{}) : reduce<i32>(vseg::bit_or<i32>{});
+      return s ? scan<bool>(vseg::logical_or{}) : reduce<bool>(vseg::logical_or{});
+    }
+    case opcode::xor_scan:
+    case opcode::xor_reduce: {
+      const bool s = ins.op == opcode::xor_scan;
+      if (ins.ty == type::int_) return s ? scan<i32>(vseg::bit_xor<i32>{}) : reduce<i32>(vseg::bit_xor<i32>{});
+      return s ? scan<bool>(vseg::logical_xor{}) : reduce<bool>(vseg::logical_xor{});
+    }
+
+    case opcode::permute: return by_type(ins, [&](auto t) { permute<decltype(t)>(); });
+    case opcode::dpermute: return by_type(ins, [&](auto t) { dpermute<decltype(t)>(); });
+    case opcode::fpermute: return by_type(ins, [&](auto t) { flagged_permute<decltype(t)>(false); });
+    case opcode::dfpermute: return by_type(ins, [&](auto t) { flagged_permute<decltype(t)>(true); });
+    case opcode::bpermute: return by_type(ins, [&](auto t) { bpermute<decltype(t)>(); });
+    case opcode::bfpermute: return by_type(ins, [&](auto t) { bfpermute<decltype(t)>(); });
+    case opcode::extract: return by_type(ins, [&](auto t) { extract<decltype(t)>(); });
+    case opcode::replace: return by_type(ins, [&](auto t) { replace<decltype(t)>(); });
+    case opcode::dist: return by_type(ins, [&](auto t) { dist<decltype(t)>(); });
+    case opcode::pack: return by_type(ins, [&](auto t) { pack<decltype(t)>(); });
+    case opcode::rank_up:
+    case opcode::rank_down: {
+      const auto order = ins.op == opcode::rank_up ? rank_order::up : rank_order::down;
+      if (ins.ty == type::int_) return rank<i32>(order);
+      return rank<double>(order);
+    }
+    case opcode::index: {  // start stride segd
+      const int_vec& start = ints(3, 1);
+      const int_vec& stride = ints(3, 2);
+      const segd& s = segdes(3, 3);
+      same_length(s.segments(), start.size(), "the descriptor's segments", "the starts");
+      same_length(s.segments(), stride.size(), "the descriptor's segments", "the strides");
+      room_for<i32>(3, s.elements());
+      // One big segment: a splat with a step, written out only if some
+      // operation other than PERMUTE reads it.
+      if (s.segments() == 1 && s.elements() >= index_splat_min) {
+        value v = make_splat<i32>(start[0], s.elements());
+        v.step = stride[0];
+        return finish(3, std::move(v));
+      }
+      return finish(3, wrap_value(vseg::iota_s(s, start, stride)));
+    }
+
+    case opcode::length: {
+      need(1);
+      const value& v = at(0);
+      if (v.which() != kind_of(ins.ty))
+        fail("argument 1 is " + std::string(detail::kind_name(v.which())) + ", expected " +
+             std::string(detail::kind_name(kind_of(ins.ty))));
+      return finish(1, value{int_vec({static_cast<i32>(v.length())})});
+    }
+    case opcode::make_segdes: {
+      const value& v = arg(1, 1, value::int_);
+      const int_vec& lengths = std::get<int_vec>(v.v);
+      value result{v.descriptor ? *v.descriptor : segd::from_int32_lengths(lengths)};
+      result.lengths = lengths;
+      return finish(1, std::move(result));
+    }
+    case opcode::lengths: {
+      const value& v = arg(1, 1, value::segdes);
+      const segd& s = std::get<segd>(v.v);
+      value result{v.lengths.size() == s.segments() ? v.lengths
+                   : s.uniform_length() >= 0
+                       ? vseg::fill(s.segments(), static_cast<i32>(s.uniform_length()))
+                       : vseg::map([](std::int64_t l) { return static_cast<i32>(l); }, s.lengths())};
+      result.descriptor = std::make_shared<const segd>(s);
+      return finish(1, std::move(result));
+    }
+
+    case opcode::copy:
+    case opcode::pop:
+    case opcode::cpop: return stack_move(ins);
+    case opcode::pair: {
+      need(2);
+      // A pair's parts are plain vectors (write_value prints them directly).
+      materialize(stack_[stack_.size() - 1]);
+      materialize(stack_[stack_.size() - 2]);
+      auto p = std::make_shared<detail::pair_value>(detail::pair_value{at(1), at(0)});
+      return finish(2, value{detail::pair_ptr(std::move(p))});
+    }
+    case opcode::unpair: {
+      const value& v = arg(1, 1, value::pair);
+      const detail::pair_ptr p = std::get<detail::pair_ptr>(v.v);
+      drop(1);
+      push(p->first);
+      return push(p->second);
+    }
+    case opcode::const_: return push(constants_[static_cast<std::size_t>(ins.a)]);
+
+    case opcode::start_timer:
+      timer_ = std::chrono::steady_clock::now();
+      return;
+    case opcode::stop_timer: {
+      const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - timer_;
+      return push(value{float_vec({elapsed.count()})});
+    }
+    case opcode::srand: {
+      rng_ = detail::lcg48::seeded(scalar_int(1, 1));
+      drop(1);
+      return push(value{bool_vec({true})});
+    }
+
+    case opcode::write: return write_to(opt_.err, ins);
+    case opcode::read: return read_from(opt_.in, ins);
+    case opcode::fwrite: {
+      need(2);
+      const i32 fd = scalar_int(2, 2);
+      std::FILE* f = files_.get(fd);
+      drop(1);
+      if (f == nullptr) {
+        drop(1);
+        return push_status(false, "illegal VCODE file descriptor in FWRITE");
+      }
+      return write_to(f, ins);
+    }
+    case opcode::fread: {
+      const i32 fd = scalar_int(1, 1);
+      drop(1);
+      return read_from(files_.get(fd), ins);
+    }
+    case opcode::fopen: {  // name mode
+      const i32 mode = scalar_int(2, 2);
+      if (mode < 1 || mode > 3) fail("mode " + std::to_string(mode) + " is not 1 (read), 2 (write) or 3 (append)");
+      const std::string file = string_arg(2, 1);
+      std::string message;
+      const int fd = files_.open(file, mode, message);
+      drop(2);
+      push(value{int_vec({fd})});
+      return push_status(fd >= 0, message);
+    }
+    case opcode::fclose: {
+      const i32 fd = scalar_int(1, 1);
+      drop(1);
+      std::string message;
+      const bool ok = files_.close(fd, message);
+      return push_status(ok, message);
+    }
+    case opcode::fread_char: {  // delimiters max_chars fd
+      const int_vec& delims = ints(3, 1);
+      const i32 max_chars = scalar_int(3, 2);
+      const i32 fd = scalar_int(3, 3);
+      std::FILE* f = files_.get(fd);
+      const int_vec delimiters = delims;
+      drop(3);
+      if (f == nullptr) {
+        push(value{int_vec()});
+        push(value{int_vec()});
+        return push_status(false, "illegal VCODE file descriptor in FREAD_CHAR");
+      }
+      i32 stop = 0;
+      push(value{detail::read_chars(f, delimiters, max_chars, stop)});
+      push(value{int_vec({stop})});
+      return push_status(true, "");
+    }
+    case opcode::spawn: {  // command in out err
+      const std::string command = string_arg(4, 1);
+      std::array<int, 3> fds{scalar_int(4, 2), scalar_int(4, 3), scalar_int(4, 4)};
+      drop(4);
+      std::string message;
+      const bool ok = files_.spawn(command, fds, message);
+      push(value{int_vec({fds[2]})});
+      push(value{int_vec({fds[1]})});
+      push(value{int_vec({fds[0]})});
+      return push_status(ok, message);
+    }
+    case opcode::call:
+    case opcode::ret:
+    case opcode::if_:
+    case opcode::else_:
+    case opcode::exit:
+      break;  // handled by run()
+  }
+}
+
+}  // namespace vseg::vcode::detail

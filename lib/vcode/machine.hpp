@@ -1,0 +1,365 @@
+// The VCODE stack machine's class (internal to lib/vcode): its stack of
+// shared values with the -m word count, the checked argument access every
+// operation uses, and the declarations of its operation groups. The members
+// are defined by concern in interpreter.cpp, execute.cpp, permute_ops.cpp,
+// io_ops.cpp and profile.cpp.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <initializer_list>
+#include <map>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include <boost/smart_ptr/intrusive_ptr.hpp>
+
+#include "io.hpp"
+#include "lcg48.hpp"
+#include "shuffle.hpp"
+#include "value.hpp"
+#include "vseg/array.hpp"
+#include "vseg/segd.hpp"
+#include "vseg/segmented/rank.hpp"
+#include "vseg/vcode/interpreter.hpp"
+
+namespace vseg::vcode::detail {
+
+// A stack entry: a handle to a value that COPY shares rather than copies.
+// COPY is one (non-atomic, see value) reference-count increment, CPOP and
+// POP move 8-byte handles (a value is 192 bytes: its vector or descriptor
+// and the caches below),
+// which matters where the vectors are short: radix spends 160k of its 254k
+// instructions on stack moves. A value shared by two entries is never
+// written in place (see reusable()).
+using slot = boost::intrusive_ptr<value>;
+
+// A new stack entry holding v.
+inline slot make_slot(value v) { return slot(new value(std::move(v))); }
+
+// The vector type and value kind of VCODE elements of type T.
+template <class T>
+struct vec_of;
+template <>
+struct vec_of<std::int32_t> {
+  using type = int_vec;
+  static constexpr value::kind kind = value::int_;
+};
+template <>
+struct vec_of<bool> {
+  using type = bool_vec;
+  static constexpr value::kind kind = value::bool_;
+};
+template <>
+struct vec_of<double> {
+  using type = float_vec;
+  static constexpr value::kind kind = value::float_;
+};
+
+// The kind of value a VCODE type word names (CHAR is an INT vector).
+inline value::kind kind_of(type t) {
+  switch (t) {
+    case type::int_:
+    case type::chars: return value::int_;
+    case type::bool_: return value::bool_;
+    case type::float_: return value::float_;
+    case type::segdes: return value::segdes;
+    case type::none: break;
+  }
+  return value::pair;
+}
+
+// The operations that reach outside the run: SPAWN runs a command, the
+// F-operations open and use files. run_options::sandbox refuses them.
+constexpr bool reaches_outside(opcode op) {
+  return op == opcode::spawn || op == opcode::fopen || op == opcode::fclose || op == opcode::fread ||
+         op == opcode::fread_char || op == opcode::fwrite;
+}
+
+class machine {
+ public:
+  // A machine for prog: its constants made and its runs of stack moves
+  // planned (plan_shuffle). O(program length).
+  machine(const program& prog, const run_options& opt);
+
+  // Runs the program from its main function until its final RET or EXIT.
+  run_result run();
+
+ private:
+  // --- Stack access with the checks that keep a bad program from crashing. ---
+
+  [[noreturn]] void fail(const std::string& what) const {
+    std::string op(name(ins_->op));
+    if (ins_->ty != type::none && ins_->op != opcode::const_) op += " " + std::string(name(ins_->ty));
+    throw error(ins_->line, op + ": " + what);
+  }
+
+  void need(std::size_t n) const {
+    if (stack_.size() < n)
+      fail("stack underflow: needs " + std::to_string(n) + " values, the stack holds " +
+           std::to_string(stack_.size()));
+  }
+
+  // The value `depth` entries below the top (0 is the top).
+  const value& at(std::size_t depth) const { return *stack_[stack_.size() - 1 - depth]; }
+
+  // Argument `argno` (1-based, deepest first) of an op with `argc` arguments,
+  // checked to be of kind k; a splat is materialised (see value::splat), so
+  // every op but the element-wise ones sees plain vectors.
+  const value& arg(std::size_t argc, std::size_t argno, value::kind k) const {
+    need(argc);
+    slot& entry = stack_[stack_.size() - 1 - (argc - argno)];
+    if (entry->which() != k)
+      fail("argument " + std::to_string(argno) + " is " + std::string(detail::kind_name(entry->which())) +
+           ", expected " + std::string(detail::kind_name(k)));
+    if (entry->splat >= 0) materialize(entry);
+    return *entry;
+  }
+
+  // A splat entry made into the vector it stands for: a new value (another
+  // entry may share the splat), counted at its real size.
+  void materialize(slot& entry) const;
+
+  // The scalar of a splat argument of kind T, or nullptr when the argument
+  // is not a splat of one value (or not of that kind: arg() reports the
+  // error).
+  template <class T>
+  const T* splat_scalar(std::size_t depth) const {
+    const value& v = at(depth);
+    if (v.splat < 0 || v.step != 0) return nullptr;
+    const auto* a = std::get_if<typename vec_of<T>::type>(&v.v);
+    return a == nullptr ? nullptr : a->data();
+  }
+
+  template <class T>
+  const typename vec_of<T>::type& vec(std::size_t argc, std::size_t argno) const {
+    return std::get<typename vec_of<T>::type>(arg(argc, argno, vec_of<T>::kind).v);
+  }
+  const int_vec& ints(std::size_t argc, std::size_t argno) const { return vec<std::int32_t>(argc, argno); }
+  const bool_vec& bools(std::size_t argc, std::size_t argno) const { return vec<bool>(argc, argno); }
+  const segd& segdes(std::size_t argc, std::size_t argno) const {
+    return std::get<segd>(arg(argc, argno, value::segdes).v);
+  }
+
+  // An element-wise op's later argument must be at least as long as its
+  // first: the result has the first argument's length, as in NESL's CVL
+  // (batcher.vcode compares a vector with a longer one). A shorter one would
+  // make NESL read past its end; here it is an error.
+  template <class T>
+  std::span<const T> prefix_span(const array<T>& first, const array<T>& later, const char* what) const {
+    if (later.size() < first.size())
+      fail("vector length mismatch: argument 1 has " + std::to_string(first.size()) + " elements, " + what +
+           " has " + std::to_string(later.size()));
+    return later.span().first(static_cast<std::size_t>(first.size()));
+  }
+
+  void same_length(std::int64_t a, std::int64_t b, const char* what_a, const char* what_b) const {
+    if (a != b)
+      fail("vector length mismatch: " + std::string(what_a) + " has " + std::to_string(a) + " elements, " +
+           what_b + " has " + std::to_string(b));
+  }
+
+  void covers(const segd& s, std::int64_t n, const char* what) const {
+    if (s.elements() != n)
+      fail("vector length mismatch: the segment descriptor covers " + std::to_string(s.elements()) +
+           " elements, " + what + " has " + std::to_string(n));
+  }
+
+  // Fails before an operation allocates a result of `words` that would take
+  // the stack over the -m limit beside the `held` words that stay (push()
+  // counts again when the result exists): an INDEX, a DIST or a splat's
+  // writing out over 2^31 elements must stop here, not after filling 8 GB.
+  void check_room(std::int64_t words, std::int64_t held) const;
+  // The same for n T's replacing the top `argc` arguments.
+  template <class T>
+  void room_for(std::size_t argc, std::int64_t n) const {
+    need(argc);
+    std::int64_t held = words_;
+    for (std::size_t d = 0; d < argc; ++d) held -= at(d).words();
+    check_room(detail::words_for<T>(n), held);
+  }
+
+  void push(slot entry) {
+    words_ += entry->words();
+    if (words_ > opt_.memory_words)
+      fail("memory limit exceeded: the stack holds " + std::to_string(words_) + " words, the limit (-m) is " +
+           std::to_string(opt_.memory_words));
+    stack_.push_back(std::move(entry));
+  }
+  void push(value v) { push(make_slot(std::move(v))); }
+
+  void drop(std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i) {
+      words_ -= stack_.back()->words();
+      stack_.pop_back();
+    }
+  }
+
+  // Replaces the top `argc` entries by `result`.
+  void finish(std::size_t argc, slot result) {
+    drop(argc);
+    push(std::move(result));
+  }
+  void finish(std::size_t argc, value result) { finish(argc, make_slot(std::move(result))); }
+
+  template <class Vec>
+  static value wrap_value(Vec v) {
+    return value{std::move(v)};
+  }
+
+  // A splat of n copies of x.
+  template <class U>
+  static value make_splat(U x, std::int64_t n) {
+    value v{array<U>{x}};
+    v.splat = n;
+    return v;
+  }
+
+  // The storage of a stack entry when a result of n U's may overwrite it:
+  // no other entry shares the value, and its vector is the only owner of a
+  // buffer (array::writable_if_unique), so nothing else can see the write.
+  // Otherwise an empty span.
+  template <class U>
+  static std::span<U> reusable(const slot& entry, std::int64_t n) {
+    value& v = *entry;
+    auto* a = std::get_if<array<U>>(&v.v);
+    if (entry->use_count() != 1 || a == nullptr || v.splat >= 0 || a->size() != n) return {};
+    return a->writable_if_unique();
+  }
+
+  // --- Control and stack moves (interpreter.cpp). ---
+
+  // IF's test: pops the BOOL scalar on top.
+  bool condition();
+  // One COPY, POP or CPOP of ins.a entries ins.b below the top.
+  void stack_move(const instruction& ins);
+  // Does a run of stack moves at once; false, doing nothing, when the stack
+  // is too short for it or its copies could pass the -m limit.
+  bool shuffle(const stack_shuffle& s);
+  // The value of a CONST instruction's operand.
+  static value make_constant(const constant& c);
+  // --trace: the instruction and the shape of every stack entry, to opt_.err.
+  void trace(const instruction& ins) const;
+  // The final stack, printed to opt_.out as vinterp prints it.
+  void dump();
+
+  // --- The operation switch and the element-wise operations (execute.cpp). ---
+
+  // Every instruction but the control ones (CALL, RET, IF, ELSE, EXIT).
+  void execute(const instruction& ins);
+  // The result of an element-wise op, written into a reusable argument's storage if one is.
+  template <class U, class Fill>
+  slot elementwise_result(std::int64_t n, std::initializer_list<std::size_t> depths, Fill&& fill);
+  // f applied to the top entry's elements (T's), element by element.
+  template <class T, class F>
+  void unary(F f);
+  // f applied to the top two entries' elements (T's), pairwise.
+  template <class T, class F>
+  void binary(F f);
+  template <class FI, class FF>
+  void arith(const instruction& ins, FI fi, FF ff);
+  template <class F>
+  void compare(const instruction& ins, F f);
+  template <class T>
+  void select_typed();
+  // RAND: lrand48()'s next values, each mod its bound, the same on any thread count.
+  void rand();
+  // Segmented scan and reduction of data by the descriptor on top, with monoid m.
+  template <class T, class M>
+  void scan(const M& m);
+  template <class T, class M>
+  void reduce(const M& m);
+  template <class F>
+  void by_type(const instruction& ins, F&& f);
+
+  // --- Permutations and friends, dispatched on the element type
+  // (permute_ops.cpp, instantiated there for INT, BOOL and FLOAT). ---
+
+  template <class T>
+  void permute();
+  bool permute_positions();
+  template <class T>
+  void dpermute();
+  template <class T>
+  void flagged_permute(bool with_defaults);
+  template <class T>
+  void bpermute();
+  template <class T>
+  void bfpermute();
+  template <class T>
+  void extract();
+  template <class T>
+  void replace();
+  template <class T>
+  void dist();
+  template <class T>
+  void pack();
+  template <class T>
+  void rank(rank_order order);
+
+  // --- I/O helpers (io_ops.cpp). ---
+
+  // The error string and success flag every I/O op leaves on top.
+  void push_status(bool ok, const std::string& message);
+  // An INT vector argument read as a string of character codes.
+  std::string string_arg(std::size_t argc, std::size_t argno) const;
+  // An argument that must be a one-element INT vector.
+  std::int32_t scalar_int(std::size_t argc, std::size_t argno) const;
+  // WRITE and FWRITE: the top entry printed to stream, then the status.
+  void write_to(std::FILE* stream, const instruction& ins);
+  // READ and FREAD: a value of ins.ty read from stream (empty on error), then the status.
+  void read_from(std::FILE* stream, const instruction& ins);
+  // An empty vector (or descriptor) of type t.
+  static value empty_of(type t);
+
+  // --- Profile (run_options::profile): time per operation and type word (profile.cpp). ---
+
+  static constexpr std::size_t type_words = static_cast<std::size_t>(type::none) + 1;
+  // The index of ins's opcode and type word in op_seconds_ and op_counts_.
+  static std::size_t profile_slot(const instruction& ins);
+  // execute(), timed into the profile.
+  void execute_timed(const instruction& ins);
+  // The operation and the shapes of the top three stack entries before it,
+  // deepest first: "DIST INT INT[262144] INT[1] SEGDES[1:262144]".
+  std::string shape_key(const instruction& ins) const;
+  static void sort_by_time(std::vector<run_result::op_time>& times);
+  // The profile's times, slowest first, into result.
+  void report_profile(run_result& result) const;
+
+  const program& prog_;
+  run_options opt_;
+  // Mutable: arg() replaces a splat entry by its materialised vector (the
+  // value it stands for does not change).
+  mutable std::vector<slot> stack_;
+  // The smallest DIST that becomes a splat. Element-wise ops use a splat as
+  // a scalar, so even a short one saves writing and reading its elements:
+  // radix's 4,000 DISTs of 1000 INTs and the adds that read them, 2.9 -> 1.3
+  // ms (--stats-shapes). Below 256 a fill is as cheap.
+  static constexpr std::int64_t dist_splat_min = 256;
+  // The smallest INDEX over one segment that becomes a splat with a step.
+  // Only PERMUTE reads one without writing it out, so a short one would
+  // mostly cost a second value.
+  static constexpr std::int64_t index_splat_min = std::int64_t{1} << 16;
+  std::vector<slot> constants_;
+  // Runs of stack moves (plan_shuffle): the plan for a run starting at each
+  // pc, or -1; and the new top a plan builds before it replaces the old.
+  std::vector<std::int32_t> shuffle_at_;
+  std::vector<stack_shuffle> shuffles_;
+  std::vector<slot> scratch_;
+  // Words held by the stack's entries (an entry shared by two is counted twice).
+  mutable std::int64_t words_ = 0;
+  detail::file_table files_;
+  detail::lcg48 rng_;
+  std::chrono::steady_clock::time_point timer_ = std::chrono::steady_clock::now();
+  const instruction* ins_ = nullptr;
+  std::vector<double> op_seconds_;
+  std::vector<std::int64_t> op_counts_;
+  std::map<std::string, std::pair<std::int64_t, double>> shape_times_;  // key -> (count, seconds)
+};
+
+}  // namespace vseg::vcode::detail

@@ -1,0 +1,266 @@
+// The typed segmented operations that move elements between positions:
+// the permutes (PERMUTE, DPERMUTE, FPERMUTE, DFPERMUTE, BPERMUTE, BFPERMUTE),
+// EXTRACT and REPLACE, DIST, PACK and RANK, with their fast paths for splats
+// and known permutations. Instantiated at the end for INT, BOOL and FLOAT.
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <type_traits>
+#include <utility>
+#include <variant>
+
+#include "machine.hpp"
+#include "scalar.hpp"
+#include "value.hpp"
+#include "vseg/flat/map.hpp"
+#include "vseg/flat/permute.hpp"
+#include "vseg/flat/tabulate.hpp"
+#include "vseg/segd.hpp"
+#include "vseg/segmented/bpermute.hpp"
+#include "vseg/segmented/bpermute_flagged.hpp"
+#include "vseg/segmented/extract.hpp"
+#include "vseg/segmented/pack.hpp"
+#include "vseg/segmented/permute.hpp"
+#include "vseg/segmented/rank.hpp"
+#include "vseg/segmented/replace.hpp"
+#include "vseg/segmented/replicate.hpp"
+
+namespace vseg::vcode::detail {
+
+template <class T>
+void machine::permute() {  // data index segd
+  if constexpr (std::is_same_v<T, std::int32_t>) {
+    if (permute_positions()) return;
+  }
+  const auto& data = vec<T>(3, 1);
+  const int_vec& index = ints(3, 2);
+  const segd& s = segdes(3, 3);
+  same_length(data.size(), index.size(), "the data", "the indices");
+  covers(s, data.size(), "the data");
+  // Over one segment, an index known to be a permutation needs no check;
+  // once checked, it is known (for every entry sharing the value).
+  value& index_value = *stack_[stack_.size() - 2];
+  const bool one = s.segments() == 1;
+  if (one && index_value.permutation) return finish(3, wrap_value(vseg::permute_unchecked(data, index)));
+  auto result = vseg::permute_s(s, data, index);
+  if (one) index_value.permutation = true;
+  finish(3, wrap_value(std::move(result)));
+}
+
+// PERMUTE of INDEX's positions x, x + step, ... over one segment: the
+// inverse permutation of the index, scaled, without writing or reading the
+// positions. False (nothing done) for any other data.
+bool machine::permute_positions() {
+  need(3);
+  const value& data = at(2);
+  if (data.splat < 0 || data.step == 0 || data.which() != value::int_) return false;
+  const int_vec& index = ints(3, 2);
+  const segd& s = segdes(3, 3);
+  if (s.segments() != 1) return false;
+  same_length(data.length(), index.size(), "the data", "the indices");
+  covers(s, index.size(), "the data");
+  const std::int32_t first = std::get<int_vec>(data.v)[0];
+  const std::int32_t step = data.step;
+  value& index_value = *stack_[stack_.size() - 2];
+  // An index that is itself an inverse permutation keeps the permutation
+  // it inverted (value::inverse): that is its inverse, shared, not
+  // recomputed.
+  int_vec inverse = index_value.inverse.size() == index.size() ? index_value.inverse
+                    : index_value.permutation                  ? vseg::inverse_permutation_unchecked(index)
+                                                               : vseg::inverse_permutation(index);
+  index_value.permutation = true;
+  const bool plain = first == 0 && step == 1;
+  if (!plain) {
+    // Position i holds first + inverse[i] * step, wrapping: in place when
+    // the inverse is this op's own buffer.
+    const auto f = [first, step](std::int32_t q) { return wrap(bits(first) + bits(q) * bits(step)); };
+    if (const auto out = inverse.writable_if_unique(); out.data() != nullptr) vseg::map_into(f, inverse, out);
+    else inverse = vseg::map(f, inverse);
+  }
+  value result{std::move(inverse)};
+  if (plain) {
+    result.permutation = true;  // the inverse of a permutation is one
+    result.inverse = index;
+  }
+  finish(3, std::move(result));
+  return true;
+}
+
+template <class T>
+void machine::dpermute() {  // data index defaults src_segd dst_segd
+  const auto& data = vec<T>(5, 1);
+  const int_vec& index = ints(5, 2);
+  const auto& defaults = vec<T>(5, 3);
+  const segd& src = segdes(5, 4);
+  const segd& dst = segdes(5, 5);
+  same_length(data.size(), index.size(), "the data", "the indices");
+  covers(src, data.size(), "the data");
+  covers(dst, defaults.size(), "the defaults");
+  same_length(src.segments(), dst.segments(), "the source descriptor", "the destination descriptor");
+  finish(5, wrap_value(vseg::permute_default_s(src, data, index, dst, defaults)));
+}
+
+// FPERMUTE and DFPERMUTE: only the flagged elements are written.
+template <class T>
+void machine::flagged_permute(bool with_defaults) {
+  const std::size_t argc = with_defaults ? 6 : 5;
+  const auto& data = vec<T>(argc, 1);
+  const int_vec& index = ints(argc, 2);
+  const bool_vec& flags = bools(argc, 3);
+  const segd& src = segdes(argc, argc - 1);
+  const segd& dst = segdes(argc, argc);
+  same_length(data.size(), index.size(), "the data", "the indices");
+  same_length(data.size(), flags.size(), "the data", "the flags");
+  covers(src, data.size(), "the data");
+  same_length(src.segments(), dst.segments(), "the source descriptor", "the destination descriptor");
+  array<T> defaults;
+  if (with_defaults) {
+    defaults = vec<T>(argc, 4);
+    covers(dst, defaults.size(), "the defaults");
+  } else {
+    defaults = vseg::fill(dst.elements(), T{});  // CVL leaves these unset; we give 0
+  }
+  auto kept = vseg::pack_s(src, data, flags);
+  auto kept_index = vseg::pack(index, flags);
+  finish(argc, wrap_value(vseg::permute_default_s(kept.descriptor, kept.data, kept_index, dst, defaults)));
+}
+
+template <class T>
+void machine::bpermute() {  // data index src_segd dst_segd
+  const auto& data = vec<T>(4, 1);
+  const int_vec& index = ints(4, 2);
+  const segd& src = segdes(4, 3);
+  const segd& dst = segdes(4, 4);
+  covers(src, data.size(), "the data");
+  covers(dst, index.size(), "the indices");
+  same_length(src.segments(), dst.segments(), "the source descriptor", "the destination descriptor");
+  finish(4, wrap_value(vseg::bpermute_s(src, data, dst, index).data));
+}
+
+template <class T>
+void machine::bfpermute() {  // data index flags src_segd dst_segd
+  const auto& data = vec<T>(5, 1);
+  const int_vec& index = ints(5, 2);
+  const bool_vec& flags = bools(5, 3);
+  const segd& src = segdes(5, 4);
+  const segd& dst = segdes(5, 5);
+  covers(src, data.size(), "the data");
+  covers(dst, index.size(), "the indices");
+  covers(dst, flags.size(), "the flags");
+  same_length(src.segments(), dst.segments(), "the source descriptor", "the destination descriptor");
+  finish(5, wrap_value(vseg::bpermute_flagged_s(src, data, dst, index, flags, T{})));
+}
+
+template <class T>
+void machine::extract() {  // data index segd
+  const auto& data = vec<T>(3, 1);
+  const segd& s = segdes(3, 3);
+  covers(s, data.size(), "the data");
+  // A splat index (a DIST of one index: radix's 2,000 EXTRACTs) is used
+  // as that index, not written out.
+  if (const std::int32_t* k = splat_scalar<std::int32_t>(1)) {
+    same_length(s.segments(), at(1).length(), "the descriptor's segments", "the indices");
+    return finish(3, wrap_value(vseg::extract_s(s, data, std::int64_t{*k})));
+  }
+  const int_vec& index = ints(3, 2);
+  same_length(s.segments(), index.size(), "the descriptor's segments", "the indices");
+  finish(3, wrap_value(vseg::extract_s(s, data, index)));
+}
+
+template <class T>
+void machine::replace() {  // data index values segd
+  const auto& data = vec<T>(4, 1);
+  // A splat index is used as that index, not written out (as in EXTRACT).
+  const std::int32_t* k = splat_scalar<std::int32_t>(2);
+  const int_vec* index = k != nullptr ? nullptr : &ints(4, 2);
+  const auto& values = vec<T>(4, 3);
+  const segd& s = segdes(4, 4);
+  covers(s, data.size(), "the data");
+  same_length(s.segments(), at(2).length(), "the descriptor's segments", "the indices");
+  same_length(s.segments(), values.size(), "the descriptor's segments", "the values");
+  const auto write = [&](std::span<T> out) {
+    if (k != nullptr) vseg::replace_s_into(s, out, std::int64_t{*k}, values);
+    else vseg::replace_s_into(s, out, *index, values);
+  };
+  const slot& target = stack_[stack_.size() - 4];
+  if (auto storage = reusable<T>(target, data.size()); storage.data() != nullptr) {
+    // The only reference: write in place (vseg's replace_s_into), as
+    // NESL's vinterp does, so a loop of REPLACEs is O(1) per step, not O(n).
+    write(storage);
+    target->written_in_place();
+    return finish(4, slot(target));
+  }
+  // Shared: copy once into a new buffer, then replace; the copy is the
+  // only reference, so the next REPLACE of it is in place.
+  auto out = buffer<T>::for_overwrite(data.size());
+  std::copy(data.begin(), data.end(), out.begin());
+  write(out.span());
+  finish(4, wrap_value(std::move(out).freeze()));
+}
+
+template <class T>
+void machine::dist() {  // values segd
+  const auto& values = vec<T>(2, 1);
+  const segd& s = segdes(2, 2);
+  same_length(s.segments(), values.size(), "the descriptor's segments", "the values");
+  // One value over one big segment: a splat, written only if some
+  // operation other than an element-wise one reads it.
+  if (s.segments() == 1 && s.elements() >= dist_splat_min) return finish(2, make_splat<T>(values[0], s.elements()));
+  room_for<T>(2, s.elements());
+  finish(2, wrap_value(vseg::replicate_s(s, values)));
+}
+
+template <class T>
+void machine::pack() {  // data flags segd -> data segd
+  const auto& data = vec<T>(3, 1);
+  const bool_vec& flags = bools(3, 2);
+  const segd& s = segdes(3, 3);
+  same_length(data.size(), flags.size(), "the data", "the flags");
+  covers(s, data.size(), "the data");
+  auto r = vseg::pack_s(s, data, flags);
+  drop(3);
+  push(wrap_value(std::move(r.data)));
+  push(value{std::move(r.descriptor)});
+}
+
+template <class T>
+void machine::rank(rank_order order) {
+  const auto& data = vec<T>(2, 1);
+  const segd& s = segdes(2, 2);
+  covers(s, data.size(), "the data");
+  finish(2, wrap_value(vseg::rank_s_as<std::int32_t>(s, data, order)));
+}
+
+// The element types execute() dispatches these on (machine::by_type).
+template void machine::permute<std::int32_t>();
+template void machine::permute<bool>();
+template void machine::permute<double>();
+template void machine::dpermute<std::int32_t>();
+template void machine::dpermute<bool>();
+template void machine::dpermute<double>();
+template void machine::flagged_permute<std::int32_t>(bool);
+template void machine::flagged_permute<bool>(bool);
+template void machine::flagged_permute<double>(bool);
+template void machine::bpermute<std::int32_t>();
+template void machine::bpermute<bool>();
+template void machine::bpermute<double>();
+template void machine::bfpermute<std::int32_t>();
+template void machine::bfpermute<bool>();
+template void machine::bfpermute<double>();
+template void machine::extract<std::int32_t>();
+template void machine::extract<bool>();
+template void machine::extract<double>();
+template void machine::replace<std::int32_t>();
+template void machine::replace<bool>();
+template void machine::replace<double>();
+template void machine::dist<std::int32_t>();
+template void machine::dist<bool>();
+template void machine::dist<double>();
+template void machine::pack<std::int32_t>();
+template void machine::pack<bool>();
+template void machine::pack<double>();
+template void machine::rank<std::int32_t>(rank_order);
+template void machine::rank<double>(rank_order);
+
+}  // namespace vseg::vcode::detail
