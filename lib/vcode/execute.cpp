@@ -149,6 +149,9 @@ void machine::rand() {
   const std::int64_t n = scalar != nullptr ? at(0).splat : bound.size();
   const bool zero = scalar != nullptr ? *scalar == 0 && n > 0 : std::find(bound.begin(), bound.end(), 0) != bound.end();
   if (zero) fail("RAND with a bound of 0 (division by zero)");
+  // A splat bound may stand for more elements than -m allows: check before
+  // the result is allocated (the result replaces the bound on the stack).
+  check_room(detail::words_for<std::int32_t>(n), words_ - at(0).words());
   const std::int32_t* m = bound.data();
   auto out = buffer<std::int32_t>::for_overwrite(n);
   std::int32_t* o = out.data();

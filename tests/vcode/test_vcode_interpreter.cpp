@@ -206,7 +206,7 @@ TEST_CASE("run: run-time errors name the line and never crash") {
   std::fclose(seventy.out);
 }
 
-TEST_CASE("run: -m stops an INDEX, DIST or splat before it allocates its result") {
+TEST_CASE("run: -m stops an INDEX, DIST, RAND or splat before it allocates its result") {
   // Each result would be 2^31 INTs (8 GiB): with -m 1000 the op must fail
   // at once, naming the limit, before anything is allocated or filled.
   const std::string huge = "CONST INT 2147483647\nMAKE_SEGDES\n";
@@ -216,10 +216,12 @@ TEST_CASE("run: -m stops an INDEX, DIST or splat before it allocates its result"
       "CONST INT (0 0)\nCONST INT (1 1)\n",   // INDEX over two
       "CONST INT (7 8)\n",                     // DIST over two segments: no splat
       "CONST INT 7\n",                         // DIST over one: a splat, then +_SCAN needs it written
+      "CONST INT 7\n",                         // RAND with a splat bound (found by fuzz/vcode_run_fuzzer)
   };
-  const std::string tails[] = {"INDEX\n", "INDEX\n", "DIST INT\n", "DIST INT\n" + huge + "+_SCAN INT\n"};
-  const std::string descs[] = {huge, two_huge, two_huge, huge};
-  for (int k = 0; k < 4; ++k) {
+  const std::string tails[] = {"INDEX\n", "INDEX\n", "DIST INT\n", "DIST INT\n" + huge + "+_SCAN INT\n",
+                               "DIST INT\nRAND\n"};
+  const std::string descs[] = {huge, two_huge, two_huge, huge, huge};
+  for (int k = 0; k < 5; ++k) {
     INFO(k);
     run_options small;
     small.memory_words = 1000;
