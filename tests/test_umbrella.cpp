@@ -1,8 +1,7 @@
 // The umbrella header reaches every public operation: this file includes
 // vseg/vseg.hpp and nothing else of vseg, and calls each operation of array,
 // flat, segd, segmented, monoid, matrix_market, nested, multilevel and
-// algorithm once on
-// a small input, checking its result. A header left out of the umbrella (or
+// algorithm once on a small input, checking its result. A header left out of the umbrella (or
 // an operation moved to a header it does not include) fails to compile here.
 #include "vseg/vseg.hpp"
 
