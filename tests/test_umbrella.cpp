@@ -83,8 +83,8 @@ TEST_CASE("umbrella: flat primitives") {
   CHECK(vseg::to_vector(vseg::permute_unchecked(xs, perm)) == ints{1, 4, 5});
   CHECK(vseg::to_vector(vseg::inverse_permutation(perm)) == ints{1, 2, 0});
   CHECK(vseg::to_vector(vseg::inverse_permutation_unchecked(perm)) == ints{1, 2, 0});
-  CHECK(vseg::to_vector(vseg::permute_default(array<std::int64_t>{0, 0, 0, 0}, array<std::int64_t>{7, 8},
-                                              array<std::int64_t>{3, 1})) == ints{0, 8, 0, 7});
+  CHECK(vseg::to_vector(vseg::permute_default(array<std::int64_t>{7, 8}, array<std::int64_t>{3, 1},
+                                              array<std::int64_t>{0, 0, 0, 0})) == ints{0, 8, 0, 7});
   CHECK(vseg::to_vector(vseg::combine2(flags, array<std::int64_t>{9}, array<std::int64_t>{1, 2})) == ints{1, 9, 2});
   CHECK(vseg::to_vector(vseg::expand(array<std::int64_t>{2, 0, 1}, xs)) == ints{5, 5, 4});
   CHECK(vseg::to_vector(vseg::append(xs, array<std::int64_t>{6})) == ints{5, 1, 4, 6});
