@@ -398,3 +398,25 @@ TEST_CASE("bad input: every operation names itself and the offending value") {
   CHECK_THROWS_WITH_AS(vseg::stencil_2d(3, -2, 9), doctest::Contains("stencil_2d: negative grid size ny = -2"),
                        std::invalid_argument);
 }
+
+TEST_CASE("segmented_array and nested convert at no copy where the layout allows") {
+  auto data = vseg::tabulate(1000, [](std::int64_t i) { return counted(i); });
+  const vseg::segmented_array<counted> sa{segd::from_lengths(vseg::fill<std::int64_t>(10, 100)), data};
+  counted::copies = 0;
+  const auto xss = vseg::to_nested(sa);
+  const auto same = nested<counted>::from_segmented(sa);
+  const auto back = vseg::to_segmented(xss);
+  CHECK(counted::copies == 0);
+  CHECK(xss.size() == 10);
+  CHECK(same[3].data() == data.data() + 300);
+  CHECK(back.data.shares_buffer_with(data));
+  CHECK(back.descriptor == sa.descriptor);
+  // Shared segments have no contiguous layout: to_segmented copies them.
+  const auto shared = vseg::gather(xss, array<std::int64_t>{9, 9, 0});
+  const auto copied = vseg::to_segmented(shared);
+  CHECK(counted::copies == 300);
+  CHECK(vseg::to_vector(copied.descriptor.lengths()) == ints{100, 100, 100});
+  CHECK(copied.data[100].value == 900);
+  CHECK(copied.data[200].value == 0);
+  CHECK(!copied.data.shares_buffer_with(data));
+}

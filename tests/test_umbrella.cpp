@@ -254,4 +254,10 @@ TEST_CASE("umbrella: segment algorithms (gather, scatter, split, partition, inte
   CHECK(vseg::to_vector(m.col_indices.slice(0, 3)) == ints{0, 1, 2});
   CHECK(vseg::to_vector(m.values.slice(0, 3)) == std::vector<double>{4, -1, -1});
   CHECK(vseg::stencil_2d(3, 3, 9).nnz() == 4 * 4 + 4 * 6 + 9);
+  // segmented_array <-> nested, sharing the data.
+  const auto as_nested = vseg::to_nested(halves);
+  CHECK(vseg::to_vectors(as_nested) == nested_ints{{1}, {3, 3}, {5, 9}});
+  CHECK(vseg::to_vectors(nested::from_segmented(halves)) == nested_ints{{1}, {3, 3}, {5, 9}});
+  CHECK(vseg::to_segmented(as_nested).data.shares_buffer_with(halves.data));
+  CHECK(vseg::to_vector(vseg::to_segmented(vseg::gather(as_nested, array<int>{2, 2})).data) == ints{5, 9, 5, 9});
 }
