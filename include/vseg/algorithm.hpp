@@ -7,3 +7,11 @@
 #include "vseg/algorithm/duplicates.hpp"
 #include "vseg/algorithm/keys.hpp"
 #include "vseg/algorithm/sort.hpp"
+
+// Segments, scatters, splits (gather, filter_segments, scatter, split,
+// partition, interleave, count_s).
+#include "vseg/algorithm/count.hpp"
+#include "vseg/algorithm/gather.hpp"
+#include "vseg/algorithm/interleave.hpp"
+#include "vseg/algorithm/scatter.hpp"
+#include "vseg/algorithm/split.hpp"
