@@ -62,17 +62,19 @@ EMPTY = "FUNC MAIN\nCONST INT 1\nRET\n"
 
 
 def timed(cmd, tmp):
-    """Runs cmd; returns (wall seconds, peak RSS in MiB, exit status, stdout)."""
-    out_path = os.path.join(tmp, "out")
-    with open(out_path, "w") as out, open(os.devnull, "w") as err:
+    """Runs cmd; returns (wall seconds, peak RSS in MiB, exit status, stdout,
+    the end of stderr)."""
+    out_path, err_path = os.path.join(tmp, "out"), os.path.join(tmp, "err")
+    with open(out_path, "w") as out, open(err_path, "w") as err:
         t0 = time.perf_counter()
         proc = subprocess.Popen(cmd, stdout=out, stderr=err)
         _, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - t0
-    proc.returncode = os.waitstatus_to_exitcode(status)
     with open(out_path) as f:
         text = f.read()
-    return wall, usage.ru_maxrss / 1024, proc.returncode, text
+    with open(err_path) as f:
+        err_text = f.read()[-300:]
+    return wall, usage.ru_maxrss / 1024, os.waitstatus_to_exitcode(status), text, err_text
 
 
 def same_output(a, b):
@@ -190,9 +192,9 @@ def main():
                     order.reverse()
                 outs = {}
                 for who, cmd in order:
-                    wall, rss, status, out = timed(cmd + [path], tmp)
+                    wall, rss, status, out, err = timed(cmd + [path], tmp)
                     if status != 0:
-                        print(f"{name}: {who} exited with status {status}")
+                        print(f"{name}: {who} exited with status {status}: {err.strip()}")
                         good = False
                     runs[who].append((wall, rss))
                     outs[who] = out
