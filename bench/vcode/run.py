@@ -1,22 +1,34 @@
 #!/usr/bin/env python3
-"""Times vseg-vcode on NESL's large benchmark programs and prints a table
-beside the reference times of NESL's serial interpreter (from
-../shared/vcode/README.md, measured on this machine kind).
+"""Times vseg-vcode side by side with NESL's own VCODE interpreter (vinterp)
+on NESL's large benchmark programs and prints, per program, the median wall
+time of each with its min-max, the speed-up (vinterp / vseg-vcode) with its
+min-max over the rounds, and the peak RSS of each.
 
-  run.py VSEG_VCODE [--repeat N] [--threads T] [--shared DIR] [PROGRAM ...]
+  run.py VSEG_VCODE [--vinterp PATH] [--repeat N] [--threads T]
+         [--shared DIR] [--overhead] [PROGRAM ...]
 
-The time is the wall time of the whole process (parse + run + output), the
-median of N runs (default 5). The program's own STOP_TIMER value, which
-excludes parsing and the input generation before START_TIMER, is shown too.
-Every run's output is checked against the expected file (timer line excluded).
+vinterp is PATH, else $VINTERP, else what ../shared/vcode/reference/build
+prints (it builds NESL's serial vinterp into /tmp/nesl-vinterp if needed).
+It runs as `vinterp -m WORDS` (the reference outputs' convention, enough for
+every program here).
 
-It then measures the interpretation overhead: the wall time per instruction of
-a loop of scalar operations (COPY, CONST, =, IF, -, CALL, RET on one-element
-vectors, where the vector work is nil), less the time of an empty program, and
-estimates each benchmark's share of it: instructions x that time / wall time.
+Each round runs both interpreters on the same program back to back, in
+alternating order, so the VM's drift over minutes falls on both alike; the
+speed-up's min-max is over the per-round ratios. The time is the wall time of
+the whole process (parse, input generation, run, output). Peak RSS is the
+child's ru_maxrss from wait4. Every run's output must equal vinterp's (the
+last line, the program's STOP_TIMER, excluded; FLOATs to 1e-12 relative).
+
+PROGRAM names a .vcode file in bench/vcode/programs/ (NESL's bench/NESL
+programs compiled here: Barnes-Hut, Delaunay, quickhull; see the README
+there) or in ../shared/vcode/programs/.
+
+--overhead also times a loop of scalar instructions to estimate the
+interpretation cost per instruction and each program's share of it.
 """
 import argparse
 import fcntl
+import math
 import os
 import statistics
 import subprocess
@@ -24,16 +36,9 @@ import sys
 import tempfile
 import time
 
-REFERENCE = {  # wall seconds, NESL serial vinterp, -O2 CVL
-    "dotp.10000000": 0.31,
-    "qs.1000000": 0.31,
-    "black-scholes.10000000": 6.90,
-    "batcher.1000000": 4.49,
-    "radix.1000000": 0.10,
-    "muladd-res": 0.44,
-}
-DEFAULT = ["dotp.10000000", "qs.1000000", "batcher.1000000", "black-scholes.10000000", "radix.1000000"]
-
+DEFAULT = ["dotp.10000000", "qs.1000000", "batcher.1000000", "radix.1000000", "muladd-res",
+           "black-scholes.10000000", "bh.20000", "delaunay.10000", "quickhull.5000000"]
+VINTERP_WORDS = "400000000"
 
 # 2.4 million instructions of pure interpretation: a countdown by recursion.
 SCALAR_LOOP = """FUNC MAIN
@@ -56,31 +61,111 @@ RET
 EMPTY = "FUNC MAIN\nCONST INT 1\nRET\n"
 
 
-def median_wall(cmd, repeat):
-    times = []
-    for _ in range(repeat):
+def timed(cmd, tmp):
+    """Runs cmd; returns (wall seconds, peak RSS in MiB, exit status, stdout,
+    the end of stderr)."""
+    out_path, err_path = os.path.join(tmp, "out"), os.path.join(tmp, "err")
+    with open(out_path, "w") as out, open(err_path, "w") as err:
         t0 = time.perf_counter()
-        subprocess.run(cmd, capture_output=True, check=True)
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
+        proc = subprocess.Popen(cmd, stdout=out, stderr=err)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - t0
+    with open(out_path) as f:
+        text = f.read()
+    with open(err_path) as f:
+        err_text = f.read()[-300:]
+    return wall, usage.ru_maxrss / 1024, os.waitstatus_to_exitcode(status), text, err_text
 
 
-def instructions(cmd):
-    """The instruction count vseg-vcode --stats reports for a program."""
-    err = subprocess.run(cmd[:1] + ["--stats"] + cmd[1:], capture_output=True, text=True).stderr
-    first = err.split("\n")[0].split()
-    return int(first[1]) if len(first) > 2 and first[2] == "instructions" else None
+def same_output(a, b):
+    """Whether two stack dumps agree, the last line (STOP_TIMER) excluded and
+    FLOATs compared to 1e-12 relative."""
+    la, lb = a.rstrip("\n").split("\n")[:-1], b.rstrip("\n").split("\n")[:-1]
+    if len(la) != len(lb):
+        return False
+    for x, y in zip(la, lb):
+        if x == y:
+            continue
+        tx, ty = x.split(), y.split()
+        if len(tx) != len(ty):
+            return False
+        for u, v in zip(tx, ty):
+            if u == v:
+                continue
+            try:
+                fu, fv = float(u), float(v)
+            except ValueError:
+                return False
+            if not abs(fu - fv) <= 1e-12 * max(abs(fu), abs(fv)):
+                return False
+    return True
+
+
+def find_vinterp(explicit, shared):
+    if explicit:
+        return explicit
+    if os.environ.get("VINTERP"):
+        return os.environ["VINTERP"]
+    build = os.path.join(shared, "vcode", "reference", "build")
+    if not os.path.exists(build):
+        sys.exit(f"run.py: no vinterp: {build} is missing (give --vinterp PATH)")
+    path = subprocess.run([build], capture_output=True, text=True, check=True).stdout.strip().split("\n")[-1]
+    print(f"vinterp: {path} (built by {os.path.normpath(build)})")
+    return path
+
+
+def find_program(name, dirs):
+    for d in dirs:
+        p = os.path.join(d, name + ".vcode")
+        if os.path.exists(p):
+            return p
+    sys.exit(f"run.py: no program {name}.vcode in {', '.join(dirs)}")
+
+
+def span(values, fmt):
+    return f"{fmt.format(statistics.median(values))} ({fmt.format(min(values))}-{fmt.format(max(values))})"
+
+
+def median_wall(cmd, repeat, tmp):
+    return statistics.median(timed(cmd, tmp)[0] for _ in range(repeat))
+
+
+def overhead(cmd, programs, measured, repeat, tmp):
+    """The interpretation cost per scalar instruction and each program's share."""
+    loop, empty = os.path.join(tmp, "loop.vcode"), os.path.join(tmp, "empty.vcode")
+    with open(loop, "w") as f:
+        f.write(SCALAR_LOOP)
+    with open(empty, "w") as f:
+        f.write(EMPTY)
+
+    def instructions(prog):
+        err = subprocess.run(cmd[:1] + ["--stats"] + cmd[1:] + [prog], capture_output=True, text=True).stderr
+        first = err.split("\n")[0].split()
+        return int(first[1]) if len(first) > 2 and first[2] == "instructions" else None
+
+    start = median_wall(cmd + [empty], repeat, tmp)
+    count = instructions(loop)
+    per = (median_wall(cmd + [loop], repeat, tmp) - start) / count
+    print(f"\ninterpretation: {per * 1e9:.1f} ns per instruction ({count} scalar instructions), "
+          f"process start {start * 1e3:.1f} ms")
+    print(f"{'program':<24} {'instructions':>12} {'x ns/instr / wall':>18}")
+    for name, wall in measured:
+        n = instructions(programs[name])
+        print(f"{name:<24} {n:>12} {n * per / wall:>17.0%}")
 
 
 def main():
-    ap = argparse.ArgumentParser()
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("exe")
     ap.add_argument("programs", nargs="*", default=DEFAULT)
+    ap.add_argument("--vinterp")
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--threads", type=int, default=0)
+    ap.add_argument("--overhead", action="store_true")
     here = os.path.dirname(os.path.abspath(__file__))
     ap.add_argument("--shared", default=os.environ.get("VSEG_SHARED", os.path.join(here, "..", "..", "..", "shared")))
-    a = ap.parse_args()
+    a = ap.parse_intermixed_args()
+    vinterp = find_vinterp(a.vinterp, a.shared)
     # One benchmark on the machine at a time: the lock scripts/bench-report
     # and scripts/bench-primitives take (scripts/bench-common.sh), held
     # until the process exits.
@@ -90,49 +175,50 @@ def main():
     except BlockingIOError:
         print("waiting for the benchmark lock /tmp/vseg-bench.lock", file=sys.stderr, flush=True)
         fcntl.flock(lock, fcntl.LOCK_EX)
-    progdir = os.path.join(a.shared, "vcode", "programs")
-    expdir = os.path.join(a.shared, "vcode", "expected")
-    cmd = [os.path.abspath(a.exe)] + (["--threads", str(a.threads)] if a.threads else [])
-    print(f"{'program':<24} {'NESL s':>8} {'vseg s':>8} {'speed-up':>9} {'STOP_TIMER s':>13}")
-    ok = True
-    measured = []
-    for name in a.programs:
-        walls, timers = [], []
-        with open(os.path.join(expdir, name + ".out")) as f:
-            want = f.read().split("\n")[:-2]
-        for _ in range(a.repeat):
-            t0 = time.perf_counter()
-            run = subprocess.run(cmd + [os.path.join(progdir, name + ".vcode")], capture_output=True, text=True)
-            walls.append(time.perf_counter() - t0)
-            lines = run.stdout.split("\n")
-            if run.returncode != 0 or lines[:-2] != want:
-                print(f"{name}: wrong output or exit status {run.returncode}: {run.stderr[:300]}")
-                ok = False
-                break
-            timers.append(float(lines[-2].strip("() ")))
-        if not timers:
-            continue
-        wall = statistics.median(walls)
-        ref = REFERENCE.get(name)
-        ratio = f"{ref / wall:8.2f}x" if ref else "        -"
-        print(f"{name:<24} {ref if ref else '-':>8} {wall:8.3f} {ratio:>9} {statistics.median(timers):13.3f}")
-        measured.append((name, wall))
-
+    dirs = [os.path.join(here, "programs"), os.path.join(a.shared, "vcode", "programs")]
+    programs = {name: find_program(name, dirs) for name in a.programs}
+    vseg = [os.path.abspath(a.exe)] + (["--threads", str(a.threads)] if a.threads else [])
+    nesl = [vinterp, "-m", VINTERP_WORDS]
+    print(f"{a.repeat} rounds; times in s as median (min-max); speed-up = vinterp / vseg-vcode per round")
+    print(f"{'program':<24} {'vseg-vcode s':>22} {'vinterp s':>22} {'speed-up':>20} {'RSS MiB vseg / vinterp':>24}")
+    ok, measured, ratios = True, [], []
     with tempfile.TemporaryDirectory() as tmp:
-        loop, empty = os.path.join(tmp, "loop.vcode"), os.path.join(tmp, "empty.vcode")
-        with open(loop, "w") as f:
-            f.write(SCALAR_LOOP)
-        with open(empty, "w") as f:
-            f.write(EMPTY)
-        start = median_wall(cmd + [empty], a.repeat)
-        count = instructions(cmd + [loop])
-        per = (median_wall(cmd + [loop], a.repeat) - start) / count
-    print(f"\ninterpretation: {per * 1e9:.1f} ns per instruction ({count} scalar instructions), "
-          f"process start {start * 1e3:.1f} ms")
-    print(f"{'program':<24} {'instructions':>12} {'x ns/instr / wall':>18}")
-    for name, w in measured:
-        n = instructions(cmd + [os.path.join(progdir, name + ".vcode")])
-        print(f"{name:<24} {n:>12} {n * per / w:>17.0%}")
+        for name, path in programs.items():
+            runs = {"vseg": [], "nesl": []}
+            good = True
+            for r in range(a.repeat):
+                order = [("vseg", vseg), ("nesl", nesl)]
+                if r % 2:
+                    order.reverse()
+                outs = {}
+                for who, cmd in order:
+                    wall, rss, status, out, err = timed(cmd + [path], tmp)
+                    if status != 0:
+                        print(f"{name}: {who} exited with status {status}: {err.strip()}")
+                        good = False
+                    runs[who].append((wall, rss))
+                    outs[who] = out
+                if good and not same_output(outs["vseg"], outs["nesl"]):
+                    print(f"{name}: vseg-vcode's output differs from vinterp's")
+                    good = False
+                if not good:
+                    break
+            if not good:
+                ok = False
+                continue
+            vs = [t for t, _ in runs["vseg"]]
+            ni = [t for t, _ in runs["nesl"]]
+            ratio = [n / v for n, v in zip(ni, vs)]
+            rss = f"{max(m for _, m in runs['vseg']):.0f} / {max(m for _, m in runs['nesl']):.0f}"
+            print(f"{name:<24} {span(vs, '{:.3f}'):>22} {span(ni, '{:.3f}'):>22} "
+                  f"{span(ratio, '{:.2f}x'):>20} {rss:>24}", flush=True)
+            measured.append((name, statistics.median(vs)))
+            ratios.append(statistics.median(ratio))
+        if ratios:
+            geo = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
+            print(f"geometric mean of the median speed-ups: {geo:.2f}x over {len(ratios)} programs")
+        if a.overhead:
+            overhead(vseg, programs, measured, a.repeat, tmp)
     return 0 if ok else 1
 
 

@@ -3,8 +3,11 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "vseg/vcode/interpreter.hpp"
 #include "vseg/vcode/program.hpp"
@@ -460,4 +463,57 @@ TEST_CASE("run: max_instructions stops a run at its budget") {
   std::string small = doubling;
   small.replace(small.find("CONST INT 50"), 12, "CONST INT 3");
   CHECK_NOTHROW(run_text(small, budget));
+}
+
+TEST_CASE("run: FLOAT sums and products go left to right in each segment, as NESL's") {
+  // Values of mixed magnitudes and signs, where the order of the additions
+  // changes the rounding; segments longer than vseg's blocks (16,384), which
+  // fold_s and scan_s would combine per block.
+  std::vector<double> x(50000);
+  std::uint64_t state = 12345;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    state = state * 6364136223846793005u + 1442695040888963407u;
+    const double r = static_cast<double>(state >> 11) / 9007199254740992.0 - 0.5;
+    x[i] = i % 7 == 0 ? r * 1e12 : i % 3 == 0 ? r * 1e-3 : r;
+  }
+  const std::vector<std::size_t> lengths{20000, 0, 30000};
+  auto number = [](double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.17g", v);
+    return std::string(buf);
+  };
+  auto printed = [](double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.14e", v);
+    return std::string(buf);
+  };
+  std::string data = "CONST FLOAT (";
+  for (double v : x) data.append(" ").append(number(v));
+  data += " )\nCONST SEGDES (20000 0 30000)\n";
+  // NESL's order: from the identity, one element after the other.
+  std::string sums = "(", scan = "(", products = "(";
+  std::size_t at = 0;
+  double grouped_differs = 0;
+  for (std::size_t len : lengths) {
+    double sum = 0, product = 1, by_four[4] = {0, 0, 0, 0};
+    for (std::size_t i = at; i < at + len; ++i) {
+      scan.append(" ").append(printed(sum));
+      sum += x[i];
+      product *= 1.0 + x[i] * 1e-15;
+      by_four[(i - at) % 4] += x[i];
+    }
+    at += len;
+    sums.append(" ").append(printed(sum));
+    products.append(" ").append(printed(product));
+    grouped_differs += std::abs((by_four[0] + by_four[1]) + (by_four[2] + by_four[3]) - sum);
+  }
+  // Another order (four accumulators) would round differently on this data.
+  REQUIRE(grouped_differs > 0);
+  CHECK(run_text(main_of(data + "+_REDUCE FLOAT\n")).out == sums + " )\n");
+  CHECK(run_text(main_of(data + "+_SCAN FLOAT\n")).out == scan + " )\n");
+  // Products of 1 + x * 1e-15: a FLOAT vector built by element-wise ops.
+  const std::string factors = data.substr(0, data.find("CONST SEGDES")) + "CONST FLOAT 1.0e-15\nCONST SEGDES 50000\n"
+                              "DIST FLOAT\n* FLOAT\nCONST FLOAT 1.0\nCONST SEGDES 50000\nDIST FLOAT\n+ FLOAT\n"
+                              "CONST SEGDES (20000 0 30000)\n";
+  CHECK(run_text(main_of(factors + "*_REDUCE FLOAT\n")).out == products + " )\n");
 }
