@@ -64,6 +64,26 @@ inline constexpr std::int64_t merge_split_grain = 64;
 inline constexpr std::int64_t fold_group = 4;
 inline constexpr std::int64_t fold_group_min = 16;
 
+// Sorting (detail/radix_sort.hpp, detail/merge_sort.hpp; the measurements
+// are in notes/algorithms.md). The radix sort takes radix_bits bits per
+// pass over fixed blocks of at least radix_block elements, at most
+// radix_max_blocks of them (larger inputs get larger blocks); up to
+// radix_small keys it sorts by comparison instead. The merge sort sorts
+// runs of merge_run elements serially, then merges pairs of runs in rounds,
+// each round cut into pieces of merge_piece output elements.
+inline constexpr std::int64_t radix_bits = 8;
+inline constexpr std::int64_t radix_small = 256;
+inline constexpr std::int64_t radix_block = 65536;
+inline constexpr std::int64_t radix_max_blocks = 256;
+inline constexpr std::int64_t merge_run = 4096;
+inline constexpr std::int64_t merge_piece = 65536;
+
+// remove_duplicates (algorithm/duplicates.hpp) spreads its input into
+// buckets of about dedup_bucket values, at most 2^dedup_max_bucket_bits
+// buckets, each deduplicated with a private table that fits in the cache.
+inline constexpr std::int64_t dedup_bucket = 8192;
+inline constexpr std::int64_t dedup_max_bucket_bits = 12;
+
 // The buffer allocator behind buffer<T> (lib/allocator.cpp; the policy and
 // its measurements are in notes/allocator.md). Requests below
 // allocator_small_limit bytes go to the global operator new; from
