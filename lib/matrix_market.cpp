@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <limits>
 #include <istream>
 #include <span>
 #include <sstream>
@@ -405,6 +406,42 @@ csr_matrix read_matrix_market(std::istream& in, std::string_view name) {
 csr_matrix stencil_7(std::int64_t n) { return stencil("stencil_7", n, 1); }
 
 csr_matrix stencil_27(std::int64_t n) { return stencil("stencil_27", n, 3); }
+
+csr_matrix stencil_2d(std::int64_t nx, std::int64_t ny, int points) {
+  constexpr const char* op = "stencil_2d";
+  if (nx < 0) detail::throw_invalid(op, "negative grid size nx = ", nx);
+  if (ny < 0) detail::throw_invalid(op, "negative grid size ny = ", ny);
+  if (points != 5 && points != 9) detail::throw_invalid(op, "points = ", points, ", must be 5 or 9");
+  // nx·ny rows and up to 9 entries each must fit in int64.
+  if (ny > 0 && nx > std::numeric_limits<std::int64_t>::max() / 9 / ny)
+    detail::throw_overflow(op, "grid ", nx, " x ", ny, " gives more than 2^63-1 entries");
+  const int max_manhattan = points == 5 ? 1 : 2;
+  const double diagonal = points - 1;
+  auto inside = [](std::int64_t v, std::int64_t n) { return v >= 0 && v < n; };
+  // In (dx, dy) lexicographic order, so the columns of every row come out sorted.
+  auto for_each_neighbour = [&](std::int64_t r, auto&& visit) {
+    const std::int64_t x = r / ny, y = r % ny;
+    for (int dx = -1; dx <= 1; ++dx)
+      for (int dy = -1; dy <= 1; ++dy)
+        if (std::abs(dx) + std::abs(dy) <= max_manhattan && inside(x + dx, nx) && inside(y + dy, ny))
+          visit((x + dx) * ny + (y + dy), r);
+  };
+  const std::int64_t rows = nx * ny;
+  auto lengths = tabulate(rows, [&](std::int64_t r) {
+    std::int64_t count = 0;
+    for_each_neighbour(r, [&](std::int64_t, std::int64_t) { ++count; });
+    return count;
+  });
+  return build_rows(rows, rows, std::move(lengths),
+                    [&](std::int64_t r, std::span<std::int64_t> cols, std::span<double> vals) {
+                      std::size_t k = 0;
+                      for_each_neighbour(r, [&](std::int64_t c, std::int64_t row) {
+                        cols[k] = c;
+                        vals[k] = c == row ? diagonal : -1.0;
+                        ++k;
+                      });
+                    });
+}
 
 csr_matrix random_matrix(std::int64_t rows, std::int64_t cols, double avg_nnz_per_row,
                          std::uint64_t seed) {

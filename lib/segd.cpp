@@ -11,6 +11,7 @@
 #include "vseg/detail/first_bad.hpp"
 #include "vseg/detail/parallel.hpp"
 #include "vseg/detail/saturating.hpp"
+#include "vseg/flat/pack.hpp"
 #include "vseg/flat/tabulate.hpp"
 
 namespace vseg {
@@ -216,6 +217,18 @@ segd segd::uniform(std::int64_t n, std::int64_t each) {
                            " exceed 2^63-1 elements");
   if (n == 0) return segd();
   return uniform_without_arrays(n, each);
+}
+
+segd segd::from_head_flags(const array<bool>& flags) {
+  const std::int64_t n = flags.size();
+  if (n == 0) return segd();
+  if (!flags[0])
+    detail::throw_invalid("segd::from_head_flags", "the first flag is false: every element must lie in a "
+                          "segment, so flags[0] must start one (", n, " flags)");
+  // The heads, then each segment runs to the next head (the last to n).
+  const array<std::int64_t> heads = pack_index(flags);
+  const std::int64_t m = heads.size();
+  return from_lengths(tabulate(m, [&](std::int64_t j) { return (j + 1 < m ? heads[j + 1] : n) - heads[j]; }));
 }
 
 void check_covers(const char* operation, const segd& s, std::int64_t n) {

@@ -90,6 +90,14 @@ csr_matrix stencil_7(std::int64_t n);
 // of the up to 26 neighbours (faces, edges, corners) inside the grid. O(n³).
 csr_matrix stencil_27(std::int64_t n);
 
+// The 2D stencil on an nx × ny grid (row x·ny + y is point (x, y)): points
+// 5 gives the Laplacian (diagonal 4, -1 for each edge neighbour), points 9
+// adds the diagonal neighbours (diagonal 8, -1 for each of up to 8
+// neighbours); only neighbours inside the grid. O(nx · ny). Throws
+// std::invalid_argument naming stencil_2d for a negative size or points
+// other than 5 and 9.
+csr_matrix stencil_2d(std::int64_t nx, std::int64_t ny, int points);
+
 // A rows × cols matrix whose row lengths are uniform on 0..2·avg_nnz_per_row
 // (capped at cols), with distinct sorted columns and values uniform in
 // [-1, 1); the same seed gives the same matrix on every platform and thread

@@ -42,6 +42,11 @@ class segd {
   // n segments of length `each`.
   static segd uniform(std::int64_t n, std::int64_t each);
 
+  // The descriptor with a segment starting at every true flag (flags[0]
+  // must be true unless flags is empty). O(flags). Throws
+  // std::invalid_argument naming segd::from_head_flags when flags[0] is false.
+  static segd from_head_flags(const array<bool>& flags);
+
   std::int64_t segments() const noexcept { return segments_; }
   std::int64_t elements() const noexcept { return elements_; }
   // The lengths and starts as arrays. A uniform descriptor may have been
@@ -77,6 +82,10 @@ class segd {
   std::int64_t elements_ = 0;
   std::int64_t uniform_ = -1;
 };
+
+// segd::from_head_flags under a free name: a segment starts at every true
+// flag. O(flags). Throws std::invalid_argument when flags[0] is false.
+inline segd segd_from_flags(const array<bool>& flags) { return segd::from_head_flags(flags); }
 
 // Throws std::invalid_argument unless the descriptor covers exactly n elements.
 void check_covers(const char* operation, const segd& s, std::int64_t n);

@@ -1,6 +1,7 @@
 // vseg: nested data-parallel arrays with virtual segments. Every public header.
 #pragma once
 
+#include "vseg/algorithm.hpp"
 #include "vseg/array.hpp"
 #include "vseg/flat.hpp"
 #include "vseg/matrix_market.hpp"
