@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "bfs.hpp"
 #include "harness.hpp"
 #include "sort.hpp"
 
@@ -11,10 +12,23 @@ namespace {
 
 using namespace irregular;
 
+// Segment lengths from CSR offsets.
+vseg::array<std::int64_t> lengths_of(const std::vector<std::int64_t>& offsets) {
+  return vseg::tabulate(static_cast<std::int64_t>(offsets.size()) - 1, [&](std::int64_t i) { return offsets[i + 1] - offsets[i]; });
+}
+
+std::uint64_t run_bfs(const graph& g) {
+  const auto adjacency = vseg::nested<std::int32_t>::from_lengths(lengths_of(g.offsets), vseg::array<std::int32_t>(g.targets));
+  auto levels = measure([&] { return examples::bfs_levels(adjacency, 0); });
+  return digest_of(levels.data(), static_cast<std::size_t>(levels.size()));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   return run_main(argc, argv, {
+    {"bfs-rmat", [](std::int64_t s) { return run_bfs(load_rmat(s)); }},
+    {"bfs-grid", [](std::int64_t s) { return run_bfs(load_grid(s)); }},
     {"sort", [](std::int64_t n) {
        const vseg::array<double> xs(random_doubles(n));
        auto r = measure([&] { return examples::sort_doubles(xs); });
