@@ -1,6 +1,6 @@
 // The umbrella header reaches every public operation: this file includes
 // vseg/vseg.hpp and nothing else of vseg, and calls each operation of array,
-// flat, segd, segmented, monoid, matrix_market, nested and multilevel once on
+// flat, segd, segmented, algorithm, monoid, matrix_market, nested and multilevel once on
 // a small input, checking its result. A header left out of the umbrella (or
 // an operation moved to a header it does not include) fails to compile here.
 #include "vseg/vseg.hpp"
@@ -147,6 +147,30 @@ TEST_CASE("umbrella: segmented primitives") {
   CHECK(vseg::to_vector(vseg::rank_s(full, keys, vseg::rank_order::up)) == ints{1, 0, 1, 2, 0});
   CHECK(vseg::to_vector(vseg::rank_s_as<std::int32_t>(full, keys, vseg::rank_order::down)) ==
         std::vector<std::int32_t>{0, 1, 0, 1, 2});
+}
+
+TEST_CASE("umbrella: sorting, keys and duplicates") {
+  const array<std::int64_t> xs{3, -1, 3, 2, -1};
+  CHECK(vseg::to_vector(vseg::sort(xs)) == ints{-1, -1, 2, 3, 3});
+  CHECK(vseg::to_vector(vseg::sort(xs, std::greater<>{})) == ints{3, 3, 2, -1, -1});
+  const auto [sk, sv] = vseg::sort_by_key(xs, array<int>{0, 1, 2, 3, 4});
+  CHECK((vseg::to_vector(sk) == ints{-1, -1, 2, 3, 3} && vseg::to_vector(sv) == std::vector<int>{1, 4, 3, 0, 2}));
+  const segd s = segd::from_lengths(array<std::int64_t>{3, 0, 2});
+  CHECK(vseg::to_vector(vseg::sort_s(s, xs)) == ints{-1, 3, 3, -1, 2});
+  const auto sorted_nested = vseg::sort_s(vseg::nested<std::int64_t>::from({{2, 1}, {}, {5, 4, 3}}));
+  CHECK(vseg::to_vectors(sorted_nested) == nested_ints{{1, 2}, {}, {3, 4, 5}});
+  CHECK(vseg::to_vector(vseg::remove_duplicates(xs)) == ints{3, -1, 2});
+  CHECK(vseg::to_vector(vseg::unique(array<int>{1, 1, 2, 1, 1})) == std::vector<int>{1, 2, 1});
+  const auto u = vseg::unique_s(segd::from_lengths(array<std::int64_t>{2, 3}), array<int>{1, 1, 1, 2, 2});
+  CHECK((vseg::to_vector(u.descriptor.lengths()) == ints{1, 2} && vseg::to_vector(u.data) == std::vector<int>{1, 1, 2}));
+  const auto [rk, rv] = vseg::reduce_by_key(xs, array<std::int64_t>{1, 2, 3, 4, 5}, vseg::plus<std::int64_t>{});
+  CHECK((vseg::to_vector(rk) == ints{-1, 2, 3} && vseg::to_vector(rv) == ints{7, 4, 4}));
+  const auto [gk, gv] = vseg::group_by_key(xs, array<std::int64_t>{1, 2, 3, 4, 5});
+  CHECK((vseg::to_vector(gk) == ints{-1, 2, 3} && vseg::to_vectors(gv) == nested_ints{{2, 5}, {4}, {1, 3}}));
+  const auto [hk, hc] = vseg::histogram_by_key(xs);
+  CHECK((vseg::to_vector(hk) == ints{-1, 2, 3} && vseg::to_vector(hc) == ints{2, 1, 2}));
+  CHECK(vseg::to_vector(vseg::histogram(array<int>{0, 2, 2, 0, 2}, 4)) == ints{2, 0, 3, 0});
+  CHECK_THROWS_AS(vseg::histogram(array<int>{0, 4}, 4), std::out_of_range);
 }
 
 TEST_CASE("umbrella: matrix market") {

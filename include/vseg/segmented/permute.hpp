@@ -2,7 +2,8 @@
 // segment (VCODE's PERMUTE and DPERMUTE), on the scatter engine of
 // vseg/detail/scatter.hpp. Each is O(elements + segments), balanced over
 // both. The gathers are in bpermute.hpp and bpermute_flagged.hpp, the
-// one-element writes in replace.hpp.
+// one-element writes in replace.hpp. To sort segments, sort_s
+// (vseg/algorithm/sort.hpp) does rank_s + permute_s's work in one call.
 //
 // Indices are positions inside a segment: index i of an element of segment j
 // names element starts[j] + i of the same segment of the target. Every index

@@ -10,6 +10,10 @@
 // (the radix-sort encoding: sign bit flipped for integers; for floats the
 // bits are flipped for negatives), so -0.0 ranks before +0.0 and a NaN ranks
 // by its bits, never breaking the sort's ordering requirements.
+//
+// To sort the segments themselves, call sort_s (vseg/algorithm/sort.hpp):
+// one call instead of rank_s + permute_s, and a radix sort for arithmetic
+// keys.
 #pragma once
 
 #include <algorithm>

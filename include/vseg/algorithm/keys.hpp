@@ -1,0 +1,146 @@
+// Operations on keys: reduce_by_key, group_by_key, histogram_by_key and
+// histogram.
+//
+// The *_by_key operations sort the keys stably (vseg/algorithm/sort.hpp),
+// so their results list the distinct keys in ascending order and every
+// key's values in input order; that fixes the order in which reduce_by_key
+// combines values, so floating-point results are the same on any number of
+// threads. Keys are distinct as the sort orders them: for floating point by
+// IEEE 754's totalOrder, so -0.0 and +0.0 are two keys and NaNs with the
+// same bits one key.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <utility>
+#include <vector>
+
+#include "vseg/algorithm/sort.hpp"
+#include "vseg/array.hpp"
+#include "vseg/detail/error.hpp"
+#include "vseg/detail/first_bad.hpp"
+#include "vseg/detail/parallel.hpp"
+#include "vseg/detail/range.hpp"
+#include "vseg/flat/pack.hpp"
+#include "vseg/flat/permute.hpp"
+#include "vseg/monoid.hpp"
+#include "vseg/nested/nested.hpp"
+#include "vseg/segd.hpp"
+#include "vseg/segmented/fold.hpp"
+#include "vseg/tuning.hpp"
+
+namespace vseg {
+
+namespace detail {
+
+// The runs of equal keys in sorted keys: the first key of each run and the
+// descriptor of the runs. O(n).
+template <class K, class Less>
+std::pair<array<K>, segd> key_runs(const array<K>& sorted, const Less& less) {
+  const std::int64_t n = sorted.size();
+  const key_order<K, Less> order{less};
+  auto heads = buffer<bool>::for_overwrite(n);
+  bool* h = heads.data();
+  const K* k = sorted.data();
+  parallel_for(n, [&](std::int64_t lo, std::int64_t hi) {
+    for (std::int64_t i = lo; i < hi; ++i) h[i] = i == 0 || order(k[i - 1], k[i]);
+  });
+  const array<std::int64_t> starts = pack_index(std::move(heads).freeze());
+  const std::int64_t runs = starts.size();
+  auto lengths = buffer<std::int64_t>::for_overwrite(runs);
+  std::int64_t* len = lengths.data();
+  const std::int64_t* st = starts.data();
+  parallel_for(runs, [&](std::int64_t lo, std::int64_t hi) {
+    for (std::int64_t j = lo; j < hi; ++j) len[j] = (j + 1 < runs ? st[j + 1] : n) - st[j];
+  });
+  return {bpermute_unchecked(sorted, starts), segd::from_lengths(std::move(lengths).freeze())};
+}
+
+}  // namespace detail
+
+// One entry per distinct key, keys ascending by less, each value the
+// monoid's fold of that key's values in input order. Throws
+// std::invalid_argument when the sizes differ. O(n) work for arithmetic
+// keys (radix sort), O(n log n) otherwise.
+template <contiguous_input RK, contiguous_input RV, class Monoid = plus<element_t<RV>>, class Less = std::less<>>
+  requires monoid_for<Monoid, element_t<RV>>
+std::pair<array<element_t<RK>>, array<element_t<RV>>> reduce_by_key(const RK& keys, const RV& values,
+                                                                      Monoid monoid = {}, Less less = {}) {
+  detail::check_same_size("reduce_by_key", "keys", detail::ssize(keys), "values", detail::ssize(values));
+  auto [sorted_keys, sorted_values] = sort_by_key(keys, values, less);
+  auto [distinct, runs] = detail::key_runs(sorted_keys, less);
+  return {std::move(distinct),
+          detail::fold_s_checked<element_t<RV>>("reduce_by_key", runs, sorted_values.span(), monoid)};
+}
+
+// The distinct keys ascending by less, each with its values in input order
+// (segment j of the nested array belongs to key j). Throws
+// std::invalid_argument when the sizes differ. O(n) work for arithmetic
+// keys, O(n log n) otherwise.
+template <contiguous_input RK, contiguous_input RV, class Less = std::less<>>
+std::pair<array<element_t<RK>>, nested<element_t<RV>>> group_by_key(const RK& keys, const RV& values,
+                                                                     Less less = {}) {
+  detail::check_same_size("group_by_key", "keys", detail::ssize(keys), "values", detail::ssize(values));
+  auto [sorted_keys, sorted_values] = sort_by_key(keys, values, less);
+  auto [distinct, runs] = detail::key_runs(sorted_keys, less);
+  return {std::move(distinct), nested<element_t<RV>>::from_segd(runs, std::move(sorted_values))};
+}
+
+// The distinct keys ascending by less, with how often each occurs. O(n)
+// work for arithmetic keys, O(n log n) otherwise.
+template <contiguous_input RK, class Less = std::less<>>
+std::pair<array<element_t<RK>>, array<std::int64_t>> histogram_by_key(const RK& keys, Less less = {}) {
+  auto [distinct, runs] = detail::key_runs(sort(keys, less), less);
+  return {std::move(distinct), runs.lengths()};
+}
+
+// counts[b] = how many ids equal b, for b in [0, buckets). Throws
+// std::invalid_argument for negative buckets and std::out_of_range naming
+// the first position whose id is outside [0, buckets). O(n + buckets)
+// work: per-block counts when there are few buckets, atomic increments
+// otherwise.
+template <contiguous_input RI>
+  requires detail::integer_index<element_t<RI>>
+array<std::int64_t> histogram(const RI& bucket_ids, std::int64_t buckets) {
+  if (buckets < 0) detail::throw_invalid("histogram", "buckets is ", buckets, ", must be at least 0");
+  const auto ids = detail::as_span(bucket_ids);
+  const std::int64_t n = detail::ssize(bucket_ids);
+  const std::int64_t block = tuning::flat_block;
+  const std::int64_t blocks = detail::block_count(n, block);
+  detail::first_bad bad;
+  auto out = buffer<std::int64_t>::filled(buckets, 0);
+  std::int64_t* counts = out.data();
+  if (blocks <= 1 || buckets * blocks <= 4 * n) {
+    // Few buckets: one row of counts per fixed block, summed per bucket.
+    std::vector<std::int64_t> rows(static_cast<std::size_t>(blocks * buckets), 0);
+    detail::for_each_block(n, block, [&](std::int64_t b, std::int64_t lo, std::int64_t hi) {
+      std::int64_t* row = rows.data() + b * buckets;
+      for (std::int64_t i = lo; i < hi; ++i) {
+        const auto id = static_cast<std::int64_t>(ids[static_cast<std::size_t>(i)]);
+        if (detail::in_range(id, buckets)) ++row[id];
+        else bad.note(i);
+      }
+    });
+    detail::parallel_for(buckets, [&](std::int64_t lo, std::int64_t hi) {
+      for (std::int64_t b = 0; b < blocks; ++b)
+        for (std::int64_t k = lo; k < hi; ++k) counts[k] += rows[static_cast<std::size_t>(b * buckets + k)];
+    });
+  } else {
+    // Many buckets: relaxed atomic increments (integer sums, so the counts
+    // do not depend on the order).
+    detail::parallel_for(n, [&](std::int64_t lo, std::int64_t hi) {
+      for (std::int64_t i = lo; i < hi; ++i) {
+        const auto id = static_cast<std::int64_t>(ids[static_cast<std::size_t>(i)]);
+        if (detail::in_range(id, buckets)) std::atomic_ref<std::int64_t>(counts[id]).fetch_add(1, std::memory_order_relaxed);
+        else bad.note(i);
+      }
+    });
+  }
+  if (bad.any())
+    detail::throw_out_of_range("histogram", "id ", static_cast<std::int64_t>(ids[static_cast<std::size_t>(bad.position())]),
+                               " at position ", bad.position(), " outside [0, ", buckets, ")");
+  return std::move(out).freeze();
+}
+
+}  // namespace vseg
