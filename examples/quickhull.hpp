@@ -18,7 +18,6 @@
 #include <limits>
 #include <vector>
 
-#include "vseg/algorithm/sort.hpp"
 #include "vseg/vseg.hpp"
 
 namespace examples {

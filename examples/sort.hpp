@@ -5,7 +5,6 @@
 #include <cstdint>
 #include <utility>
 
-#include "vseg/algorithm/sort.hpp"
 #include "vseg/vseg.hpp"
 
 namespace examples {

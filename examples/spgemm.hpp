@@ -19,7 +19,6 @@
 
 #include <cstdint>
 
-#include "vseg/algorithm/sort.hpp"
 #include "vseg/matrix_market.hpp"
 #include "vseg/vseg.hpp"
 

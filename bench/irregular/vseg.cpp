@@ -5,11 +5,13 @@
 #include <vector>
 
 #include "bfs.hpp"
+#include "dedup.hpp"
 #include "harness.hpp"
 #include "primes.hpp"
 #include "quickhull.hpp"
 #include "sort.hpp"
 #include "spgemm.hpp"
+#include "word_count.hpp"
 
 namespace {
 
@@ -60,6 +62,18 @@ int main(int argc, char** argv) {
     {"primes", [](std::int64_t n) {
        auto r = measure([&] { return examples::primes(n); });
        return digest_of(r.data(), static_cast<std::size_t>(r.size()));
+     }},
+    {"dedup", [](std::int64_t n) {
+       const vseg::array<std::int64_t> xs(random_with_duplicates(n));
+       const auto r = measure([&] { return examples::dedup(xs); });
+       return dedup_digest(vseg::to_vector(r), true);
+     }},
+    {"wordcount", [](std::int64_t n) {
+       const vseg::array<char> text(load_text(n));
+       const auto r = measure([&] { return examples::word_counts(text); });
+       std::vector<word_count> wc;
+       for (auto& [w, c] : examples::spelled(text, r)) wc.emplace_back(std::move(w), c);
+       return digest_of(std::move(wc));
      }},
     {"sort", [](std::int64_t n) {
        const vseg::array<double> xs(random_doubles(n));
