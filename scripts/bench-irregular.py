@@ -133,6 +133,8 @@ def write_notes(path, lines, header):
     head, rest = text.split(begin, 1)
     tail = rest.split(end, 1)[1]
     with open(path, "w") as f:
+        load = open("/proc/loadavg").read().split()[:3]
+        header = [h.replace("$LOAD_AFTER", ", ".join(load)) for h in header]
         f.write(head + begin + "\n" + "\n".join(header + lines) + "\n" + end + tail)
 
 
@@ -187,7 +189,7 @@ def main():
         for name, problem, full, tiny, what in WORKLOADS:
             if only and name not in only:
                 continue
-            print("{} ({})".format(name, what), flush=True)
+            print("{} ({})".format(name, "smoke size {}".format(tiny) if a.smoke else what), flush=True)
             runs = run_workload(a.bin, contenders, name, problem, tiny if a.smoke else full, rounds, env,
                                 lambda s: print(s, flush=True))
             results.append((name, what, summary(runs)))
