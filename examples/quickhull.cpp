@@ -60,7 +60,7 @@ bool check(const char* name, const std::vector<point>& ps) {
 int main() {
   std::mt19937_64 rng(42);
   std::uniform_real_distribution<double> u(0, 1);
-  std::vector<point> disc(500'000), square(200'000);
+  std::vector<point> disc(200'000), square(100'000);
   for (auto& p : disc) {
     const double r = std::sqrt(u(rng)), t = 6.283185307179586 * u(rng);
     p = {r * std::cos(t), r * std::sin(t)};

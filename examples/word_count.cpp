@@ -16,7 +16,7 @@ int main() {
   for (auto& w : vocabulary)
     for (std::uint64_t k = 0, len = 1 + rng() % 9; k < len; ++k) w.push_back(static_cast<char>('a' + rng() % 26));
   std::string text = "  ";  // leading, repeated and trailing spaces are allowed
-  for (int i = 0; i < 400'000; ++i) {
+  for (int i = 0; i < 150'000; ++i) {
     const double u = std::uniform_real_distribution<double>(0, 1)(rng);
     text += vocabulary[static_cast<std::size_t>(u * u * static_cast<double>(vocabulary.size()))];
     text += i % 97 == 0 ? "   " : " ";

@@ -1,7 +1,6 @@
 // bench/irregular's oneTBB contender: for each problem the straightforward
 // parallel version a TBB user writes in about forty lines: parallel_for and
-// parallel_invoke, atomics, per-thread buffers, tbb::parallel_sort and the
-// concurrent containers.
+// parallel_invoke, atomics, per-thread buffers and tbb::parallel_sort.
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -13,7 +12,6 @@
 
 #include <tbb/blocked_range.h>
 #include <tbb/combinable.h>
-#include <tbb/concurrent_hash_map.h>
 #include <tbb/enumerable_thread_specific.h>
 #include <tbb/parallel_for.h>
 #include <tbb/parallel_invoke.h>
@@ -109,21 +107,20 @@ csr spgemm(const csr& a, const csr& b) {
   return c;
 }
 
-// First occurrences in input order: a concurrent map from value to its
-// smallest position, then the positions that hold their value's minimum.
+// First occurrences in input order: sort (value, position) pairs, so each
+// value's run starts at its first position; mark those positions and keep
+// them in order. (The concurrent_hash_map version, a lock per element, was
+// 50x slower on 10^7 values with 10^6 distinct.)
 std::vector<std::int64_t> dedup(const std::vector<std::int64_t>& xs) {
   const std::int64_t n = static_cast<std::int64_t>(xs.size());
-  tbb::concurrent_hash_map<std::int64_t, std::int64_t> first(static_cast<std::size_t>(n / 8 + 1));
-  tbb::parallel_for(std::int64_t{0}, n, [&](std::int64_t i) {
-    decltype(first)::accessor a;
-    if (first.insert(a, {xs[i], i}) || i >= a->second) return;
-    a->second = i;
+  std::vector<std::pair<std::int64_t, std::int64_t>> pairs(xs.size());
+  tbb::parallel_for(std::int64_t{0}, n, [&](std::int64_t i) { pairs[i] = {xs[i], i}; });
+  tbb::parallel_sort(pairs.begin(), pairs.end());
+  std::vector<char> first(xs.size());
+  tbb::parallel_for(std::int64_t{0}, n, [&](std::int64_t k) {
+    first[pairs[k].second] = k == 0 || pairs[k].first != pairs[k - 1].first;
   });
-  auto keep = filter_index(n, [&](std::int64_t i) {
-    decltype(first)::const_accessor a;
-    first.find(a, xs[i]);
-    return a->second == i;
-  });
+  const auto keep = filter_index(n, [&](std::int64_t i) { return first[i] != 0; });
   std::vector<std::int64_t> out(keep.size());
   tbb::parallel_for(std::size_t{0}, keep.size(), [&](std::size_t k) { out[k] = xs[keep[k]]; });
   return out;
