@@ -191,10 +191,8 @@ TEST_CASE("split_s and partition_s: stable, against the reference, on every segm
     const auto vals = random_ints(rng, s.elements(), -20, 20);
     std::vector<double> xs(vals.begin(), vals.end());
     const auto piv = random_ints(rng, s.segments(), -22, 22);
-    const std::int64_t k = 5;
-    const auto buckets = random_ints(rng, s.elements(), 0, k - 1);
-    ints want_lengths, want_plengths;
-    std::vector<double> want, want_p;
+    ints want_lengths;
+    std::vector<double> want;
     for (std::int64_t j = 0; j < s.segments(); ++j) {
       const auto p = static_cast<double>(piv[static_cast<std::size_t>(j)]);
       for (int side = 0; side < 3; ++side) {
@@ -205,12 +203,6 @@ TEST_CASE("split_s and partition_s: stable, against the reference, on every segm
         }
         want_lengths.push_back(len);
       }
-      for (std::int64_t b = 0; b < k; ++b) {
-        std::int64_t len = 0;
-        for (std::int64_t e = s.start(j); e < s.end(j); ++e)
-          if (buckets[static_cast<std::size_t>(e)] == b) want_p.push_back(xs[static_cast<std::size_t>(e)]), ++len;
-        want_plengths.push_back(len);
-      }
     }
     const array<double> x(xs);
     const array<double> pivots(std::vector<double>(piv.begin(), piv.end()));
@@ -218,10 +210,26 @@ TEST_CASE("split_s and partition_s: stable, against the reference, on every segm
       const auto r = vseg::split_s(s, x, pivots);
       CHECK(vseg::to_vector(r.descriptor.lengths()) == want_lengths);
       CHECK(same_bits(vseg::to_vector(r.data), want));
-      const auto p = vseg::partition_s(s, x, buckets, k);
-      CHECK(vseg::to_vector(p.descriptor.lengths()) == want_plengths);
-      CHECK(same_bits(vseg::to_vector(p.data), want_p));
     });
+    // k = 5 takes the counting sort, k = 11 one pack per bucket.
+    for (std::int64_t k : {5, 11}) {
+      INFO("k = " << k);
+      const auto buckets = random_ints(rng, s.elements(), 0, k - 1);
+      ints want_plengths;
+      std::vector<double> want_p;
+      for (std::int64_t j = 0; j < s.segments(); ++j)
+        for (std::int64_t b = 0; b < k; ++b) {
+          std::int64_t len = 0;
+          for (std::int64_t e = s.start(j); e < s.end(j); ++e)
+            if (buckets[static_cast<std::size_t>(e)] == b) want_p.push_back(xs[static_cast<std::size_t>(e)]), ++len;
+          want_plengths.push_back(len);
+        }
+      for_each_thread_count([&](int) {
+        const auto p = vseg::partition_s(s, x, buckets, k);
+        CHECK(vseg::to_vector(p.descriptor.lengths()) == want_plengths);
+        CHECK(same_bits(vseg::to_vector(p.data), want_p));
+      });
+    }
   }
 }
 
@@ -397,4 +405,26 @@ TEST_CASE("bad input: every operation names itself and the offending value") {
                        std::invalid_argument);
   CHECK_THROWS_WITH_AS(vseg::stencil_2d(3, -2, 9), doctest::Contains("stencil_2d: negative grid size ny = -2"),
                        std::invalid_argument);
+}
+
+TEST_CASE("segmented_array and nested convert at no copy where the layout allows") {
+  auto data = vseg::tabulate(1000, [](std::int64_t i) { return counted(i); });
+  const vseg::segmented_array<counted> sa{segd::from_lengths(vseg::fill<std::int64_t>(10, 100)), data};
+  counted::copies = 0;
+  const auto xss = vseg::to_nested(sa);
+  const auto same = nested<counted>::from_segmented(sa);
+  const auto back = vseg::to_segmented(xss);
+  CHECK(counted::copies == 0);
+  CHECK(xss.size() == 10);
+  CHECK(same[3].data() == data.data() + 300);
+  CHECK(back.data.shares_buffer_with(data));
+  CHECK(back.descriptor == sa.descriptor);
+  // Shared segments have no contiguous layout: to_segmented copies them.
+  const auto shared = vseg::gather(xss, array<std::int64_t>{9, 9, 0});
+  const auto copied = vseg::to_segmented(shared);
+  CHECK(counted::copies == 300);
+  CHECK(vseg::to_vector(copied.descriptor.lengths()) == ints{100, 100, 100});
+  CHECK(copied.data[100].value == 900);
+  CHECK(copied.data[200].value == 0);
+  CHECK(!copied.data.shares_buffer_with(data));
 }

@@ -7,6 +7,7 @@
 #include <numeric>
 #include <span>
 #include <stdexcept>
+#include <type_traits>
 #include <vector>
 
 #include <doctest/doctest.h>
@@ -55,6 +56,14 @@ TEST_CASE("tabulate, iota, fill, map, zip_with match the reference") {
   auto wrapped = vseg::iota<std::int32_t>(4, 2'147'483'646, 1);
   CHECK(vseg::to_vector(wrapped) == std::vector<std::int32_t>{2'147'483'646, 2'147'483'647, -2'147'483'648, -2'147'483'647});
   CHECK(vseg::iota<std::int32_t>(3, 0, -1'073'741'824)[2] == -2'147'483'648);
+  // The type comes from start alone: an int stride does not conflict with it.
+  const std::int64_t c = 4;
+  auto down = vseg::iota(c, c - 1, -1);
+  static_assert(std::is_same_v<decltype(down), array<std::int64_t>>);
+  CHECK(vseg::to_vector(down) == std::vector<std::int64_t>{3, 2, 1, 0});
+  auto halves = vseg::iota(3, 1.0, 0.5);
+  static_assert(std::is_same_v<decltype(halves), array<double>>);
+  CHECK(vseg::to_vector(halves) == std::vector<double>{1.0, 1.5, 2.0});
 }
 
 TEST_CASE("reduce and scan match the reference for every monoid") {
@@ -216,9 +225,9 @@ TEST_CASE("bpermute, permute and permute_default match the reference") {
       CHECK(vseg::to_vector(vseg::inverse_permutation(p)) == ref_inverse);
       CHECK(vseg::to_vector(vseg::inverse_permutation(p32)) == ref_inverse32);
       CHECK(vseg::to_vector(vseg::inverse_permutation_unchecked(p)) == ref_inverse);
-      CHECK(vseg::to_vector(vseg::permute_default(array<std::int64_t>(defaults),
-                                                  array<std::int64_t>(values),
-                                                  array<std::int64_t>(targets))) == ref_default);
+      CHECK(vseg::to_vector(vseg::permute_default(array<std::int64_t>(values),
+                                                  array<std::int64_t>(targets),
+                                                  array<std::int64_t>(defaults))) == ref_default);
     });
   }
 }
@@ -243,8 +252,8 @@ TEST_CASE("permute_default with distinct targets (the lock-free path) and scatte
       summed[i] = 3 * v[i];
     }
     for_each_thread_count([&](int) {
-      CHECK(vseg::to_vector(vseg::permute_default(vseg::fill<std::int64_t>(n, -7), array<std::int64_t>(values),
-                                                  array<std::int64_t>(perm))) == ref);
+      CHECK(vseg::to_vector(vseg::permute_default(array<std::int64_t>(values), array<std::int64_t>(perm),
+                                                  vseg::fill<std::int64_t>(n, -7))) == ref);
       // map_into and zip_with_into may write over their own input.
       std::vector<std::int64_t> w = v;
       vseg::map_into([](std::int64_t x) { return 2 * x; }, w, std::span<std::int64_t>(w));
@@ -297,7 +306,7 @@ TEST_CASE("permutes reject bad indices with the position and the value") {
   CHECK_THROWS_WITH_AS(vseg::inverse_permutation(shifted), doctest::Contains("index 100000 at position 99999 outside"),
                        std::out_of_range);
   CHECK(vseg::inverse_permutation(array<int>{}).size() == 0);
-  CHECK_THROWS_WITH_AS(vseg::permute_default(xs, array<int>{1}, array<std::int64_t>{9}),
+  CHECK_THROWS_WITH_AS(vseg::permute_default(array<int>{1}, array<std::int64_t>{9}, xs),
                        doctest::Contains("permute_default: index 9"), std::out_of_range);
   // The first bad position is reported even when many are bad, in parallel.
   auto big = vseg::tabulate(100'000, [](std::int64_t i) { return i < 77'777 ? i : -i; });

@@ -1,7 +1,7 @@
 // The umbrella header reaches every public operation: this file includes
 // vseg/vseg.hpp and nothing else of vseg, and calls each operation of array,
-// flat, segd, segmented, algorithm, monoid, matrix_market, nested and multilevel once on
-// a small input, checking its result. A header left out of the umbrella (or
+// flat, segd, segmented, monoid, matrix_market, nested, multilevel and
+// algorithm once on a small input, checking its result. A header left out of the umbrella (or
 // an operation moved to a header it does not include) fails to compile here.
 #include "vseg/vseg.hpp"
 
@@ -83,8 +83,8 @@ TEST_CASE("umbrella: flat primitives") {
   CHECK(vseg::to_vector(vseg::permute_unchecked(xs, perm)) == ints{1, 4, 5});
   CHECK(vseg::to_vector(vseg::inverse_permutation(perm)) == ints{1, 2, 0});
   CHECK(vseg::to_vector(vseg::inverse_permutation_unchecked(perm)) == ints{1, 2, 0});
-  CHECK(vseg::to_vector(vseg::permute_default(array<std::int64_t>{0, 0, 0, 0}, array<std::int64_t>{7, 8},
-                                              array<std::int64_t>{3, 1})) == ints{0, 8, 0, 7});
+  CHECK(vseg::to_vector(vseg::permute_default(array<std::int64_t>{7, 8}, array<std::int64_t>{3, 1},
+                                              array<std::int64_t>{0, 0, 0, 0})) == ints{0, 8, 0, 7});
   CHECK(vseg::to_vector(vseg::combine2(flags, array<std::int64_t>{9}, array<std::int64_t>{1, 2})) == ints{1, 9, 2});
   CHECK(vseg::to_vector(vseg::expand(array<std::int64_t>{2, 0, 1}, xs)) == ints{5, 5, 4});
   CHECK(vseg::to_vector(vseg::append(xs, array<std::int64_t>{6})) == ints{5, 1, 4, 6});
@@ -230,4 +230,58 @@ TEST_CASE("umbrella: multilevel operations") {
   // The inner operations take one count or flag per segment of the bottom.
   CHECK(vseg::virtual_elements(vseg::expand_inner(array<std::int64_t>{2, 1}, r)) == 3 * (2 + 2 + 1));
   CHECK(vseg::virtual_elements(vseg::pack_inner(r, array<bool>{false, true})) == 3 * 1);
+}
+
+TEST_CASE("umbrella: segment algorithms (gather, scatter, split, partition, interleave, counts)") {
+  using nested = vseg::nested<std::int64_t>;
+  const nested xss = nested::from(nested_ints{{1, 2}, {}, {3, 4, 5}});
+  CHECK(vseg::to_vectors(vseg::gather(xss, array<std::int64_t>{2, 0, 2})) == nested_ints{{3, 4, 5}, {1, 2}, {3, 4, 5}});
+  CHECK(vseg::to_vector(vseg::gather(array<std::int64_t>{5, 6, 7}, array<int>{2, 2, 0})) == ints{7, 7, 5});
+  CHECK(vseg::to_vectors(vseg::filter_segments(xss, array<bool>{true, false, true})) == nested_ints{{1, 2}, {3, 4, 5}});
+  CHECK(vseg::to_vectors(vseg::filter_segments(xss, [](std::int64_t, std::int64_t len) { return len > 2; })) ==
+        nested_ints{{3, 4, 5}});
+  const array<std::int64_t> dest{0, 0, 0}, ids{1, 2, 1}, vals{4, 5, 6};
+  CHECK(vseg::to_vector(vseg::scatter(dest, ids, vals)) == ints{0, 6, 5});
+  CHECK(vseg::to_vector(vseg::scatter(dest, ids, vals, vseg::last_wins{})) == ints{0, 6, 5});
+  CHECK(vseg::to_vector(vseg::scatter(dest, ids, vals, vseg::first_wins{})) == ints{0, 4, 5});
+  CHECK(vseg::to_vector(vseg::scatter(dest, ids, vals, vseg::plus<std::int64_t>{})) == ints{0, 10, 5});
+  CHECK(vseg::to_vector(vseg::scatter(dest, ids, vals, vseg::minimum<std::int64_t>{})) == ints{0, 0, 0});
+  std::vector<std::int64_t> into{1, 1, 1};
+  vseg::scatter_into(into, ids, vals, vseg::maximum<std::int64_t>{});
+  CHECK(into == ints{1, 6, 5});
+  const auto halves = vseg::split(array<std::int64_t>{5, 1, 3, 9, 3}, std::int64_t{3});
+  CHECK(vseg::to_vector(halves.descriptor.lengths()) == ints{1, 2, 2});
+  CHECK(vseg::to_vector(halves.data) == ints{1, 3, 3, 5, 9});
+  const auto parts = vseg::split_s(segd::from_lengths(array<std::int64_t>{3, 2}), array<std::int64_t>{2, 1, 3, 7, 7},
+                                   array<std::int64_t>{2, 8});
+  CHECK(vseg::to_vector(parts.descriptor.lengths()) == ints{1, 1, 1, 2, 0, 0});
+  CHECK(vseg::to_vector(parts.data) == ints{1, 2, 3, 7, 7});
+  const auto by = vseg::partition(array<std::int64_t>{10, 11, 12, 13}, array<int>{1, 0, 1, 0}, 2);
+  CHECK(vseg::to_vector(by.descriptor.lengths()) == ints{2, 2});
+  CHECK(vseg::to_vector(by.data) == ints{11, 13, 10, 12});
+  const auto by_s = vseg::partition_s(segd::from_lengths(array<std::int64_t>{3, 1}), array<std::int64_t>{10, 11, 12, 13},
+                                      array<int>{1, 0, 1, 1}, 2);
+  CHECK(vseg::to_vector(by_s.descriptor.lengths()) == ints{1, 2, 0, 1});
+  CHECK(vseg::to_vector(by_s.data) == ints{11, 10, 12, 13});
+  CHECK(vseg::to_vector(vseg::interleave(array<std::int64_t>{1, 2}, array<std::int64_t>{8, 9})) == ints{1, 8, 2, 9});
+  const std::vector<array<std::int64_t>> three{array<std::int64_t>{1, 2}, array<std::int64_t>{3, 4}, array<std::int64_t>{5, 6}};
+  CHECK(vseg::to_vector(vseg::interleave(std::span<const array<std::int64_t>>(three))) == ints{1, 3, 5, 2, 4, 6});
+  const segd heads = segd::from_head_flags(array<bool>{true, false, true, true, false, false});
+  CHECK(vseg::to_vector(heads.lengths()) == ints{2, 1, 3});
+  CHECK(vseg::segd_from_flags(array<bool>{true, true}).segments() == 2);
+  CHECK(vseg::to_vector(vseg::count_s(heads, array<bool>{true, true, false, true, false, true})) == ints{2, 0, 2});
+  auto odd = [](std::int64_t x) { return x % 2 != 0; };
+  CHECK(vseg::to_vector(vseg::count_if_s(heads, array<std::int64_t>{1, 3, 4, 5, 7, 8}, odd)) == ints{2, 0, 2});
+  CHECK(vseg::to_vector(vseg::count_if_s(xss, odd)) == ints{1, 0, 2});
+  const vseg::csr_matrix m = vseg::stencil_2d(2, 2, 5);
+  CHECK(vseg::to_vector(m.row_lengths) == ints{3, 3, 3, 3});
+  CHECK(vseg::to_vector(m.col_indices.slice(0, 3)) == ints{0, 1, 2});
+  CHECK(vseg::to_vector(m.values.slice(0, 3)) == std::vector<double>{4, -1, -1});
+  CHECK(vseg::stencil_2d(3, 3, 9).nnz() == 4 * 4 + 4 * 6 + 9);
+  // segmented_array <-> nested, sharing the data.
+  const auto as_nested = vseg::to_nested(halves);
+  CHECK(vseg::to_vectors(as_nested) == nested_ints{{1}, {3, 3}, {5, 9}});
+  CHECK(vseg::to_vectors(nested::from_segmented(halves)) == nested_ints{{1}, {3, 3}, {5, 9}});
+  CHECK(vseg::to_segmented(as_nested).data.shares_buffer_with(halves.data));
+  CHECK(vseg::to_vector(vseg::to_segmented(vseg::gather(as_nested, array<int>{2, 2})).data) == ints{5, 9, 5, 9});
 }

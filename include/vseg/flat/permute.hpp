@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <span>
+#include <type_traits>
 
 #include "vseg/array.hpp"
 #include "vseg/detail/error.hpp"
@@ -183,12 +184,14 @@ array<element_t<Indices>> inverse_permutation_unchecked(const Indices& indices) 
 }
 
 // A copy of defaults with result[indices[i]] = xs[i]; when an index repeats,
-// the value at the later position wins (deterministically). Throws
-// std::invalid_argument on a size mismatch, std::out_of_range for an index
-// outside [0, defaults.size()). O(n + k) work, no lock per element unless an
-// index repeats.
-template <contiguous_input D, contiguous_input R, contiguous_input Indices>
-array<element_t<D>> permute_default(const D& defaults, const R& xs, const Indices& indices) {
+// the value at the later position wins (deterministically). The arguments
+// come in permute's order, the defaults last (as permute_default_s).
+// Throws std::invalid_argument on a size mismatch, std::out_of_range for an
+// index outside [0, defaults.size()). O(n + k) work, no lock per element
+// unless an index repeats.
+template <contiguous_input R, contiguous_input Indices, contiguous_input D>
+array<element_t<D>> permute_default(const R& xs, const Indices& indices, const D& defaults) {
+  static_assert(std::is_same_v<element_t<R>, element_t<D>>, "permute_default: xs and defaults must have one element type");
   using T = element_t<D>;
   const std::int64_t n = detail::ssize(defaults);
   const std::int64_t k = detail::ssize(xs);

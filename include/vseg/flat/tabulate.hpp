@@ -24,9 +24,10 @@ auto tabulate(std::int64_t n, F&& f) {
 
 // [start, start + stride, ..., start + (n-1) * stride]. Integer arithmetic
 // wraps modulo 2^bits (it is done in the unsigned type, as in iota_s), so a
-// long sequence of a narrow type is defined. O(n).
+// long sequence of a narrow type is defined. T is deduced from start alone,
+// so iota(c, c - 1, -1) with an int64 c is an array of int64. O(n).
 template <class T = std::int64_t>
-array<T> iota(std::int64_t n, T start = T(0), T stride = T(1)) {
+array<T> iota(std::int64_t n, T start = T(0), std::type_identity_t<T> stride = T(1)) {
   if (n < 0) detail::throw_invalid("iota", "negative size ", n);
   if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
     using U = std::make_unsigned_t<T>;

@@ -1,5 +1,7 @@
 // Operations that move elements between the nested and the flat world:
-// concat (the only one that materialises replication), unconcat, append_l.
+// concat (the only one that materialises replication), unconcat, append_l,
+// and the conversions between nested and segmented_array (to_nested,
+// to_segmented).
 #pragma once
 
 #include <concepts>
@@ -13,6 +15,7 @@
 #include "vseg/nested/expression.hpp"
 #include "vseg/nested/nested.hpp"
 #include "vseg/segd.hpp"
+#include "vseg/segmented/segmented_array.hpp"
 
 namespace vseg {
 
@@ -39,6 +42,24 @@ template <nested_expression E>
   requires(!std::same_as<E, nested<typename E::value_type>>)
 array<typename E::value_type> concat(const E& e) {
   return concat(detail::materialize(e));
+}
+
+// The segments of a segmented_array as a nested array, sharing its data (no
+// element copied). O(1).
+template <class T>
+nested<T> to_nested(const segmented_array<T>& xs) {
+  return nested<T>::from_segmented(xs);
+}
+
+// The virtual segments as contiguous data plus their segd, for the _s
+// operations: shares block 0 when xss is flat (built from lengths, a segd or
+// a segmented_array, or map/scan_s of one), otherwise concat copies every
+// virtual element. O(1) when flat, O(virtual elements + segments) otherwise.
+template <class T>
+segmented_array<T> to_segmented(const nested<T>& xss) {
+  const segd s = xss.shape();
+  if (xss.flat()) return {s, xss.blocks().front().slice(0, s.elements())};
+  return {s, concat(xss)};
 }
 
 // flat cut into the segments of shape: [[flat[..]] | same lengths as shape].

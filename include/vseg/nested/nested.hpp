@@ -29,6 +29,7 @@
 #include "vseg/nested/ssegd.hpp"
 #include "vseg/nested/vsegd.hpp"
 #include "vseg/segd.hpp"
+#include "vseg/segmented/segmented_array.hpp"
 
 namespace vseg {
 
@@ -58,6 +59,10 @@ class nested {
     check_covers("nested::from_segd", s, data.size());
     return nested(block_list{std::move(data)}, vsegd::from_segd(s));
   }
+
+  // The segments of a segmented_array (the result of the _s operations),
+  // sharing its data: no element copied. O(1).
+  static nested from_segmented(const segmented_array<T>& xs) { return from_segd(xs.descriptor, xs.data); }
 
   // A nested array holding a copy of the given vectors. O(elements).
   static nested from(const std::vector<std::vector<T>>& xss) {
