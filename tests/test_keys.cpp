@@ -69,13 +69,21 @@ TEST_CASE("reduce_by_key, group_by_key, histogram_by_key match a std::map model"
           auto [k4, c4] = vseg::histogram_by_key(keys);
           CHECK(vseg::to_vector(k4) == want_keys);
           CHECK(vseg::to_vector(c4) == want_counts);
-          // Doubles: close to the model, and the same bits on every thread count.
+          // Doubles, arithmetic keys (hashed): each key folded left to right
+          // in input order, exactly the model's bits.
           auto [k5, d5] = vseg::reduce_by_key(keys, dvalues, vseg::plus<double>{});
-          const auto got = vseg::to_vector(d5);
-          REQUIRE(got.size() == dsums.size());
-          std::size_t j = 0;
+          std::vector<double> want_d;
+          for (auto& [k, sum] : dsums) want_d.push_back(sum);
+          CHECK(vseg::test::same_bits(vseg::to_vector(d5), want_d));
+          // Keys under a lambda (sorted, folded by fold_s): close to the
+          // model, and the same bits on every thread count.
+          auto [k6, d6] = vseg::reduce_by_key(keys, dvalues, vseg::plus<double>{},
+                                              [](std::int64_t a, std::int64_t b) { return a < b; });
+          CHECK(vseg::to_vector(k6) == want_keys);
+          const auto got = vseg::to_vector(d6);
+          REQUIRE(got.size() == want_d.size());
           bool close = true;
-          for (auto& [k, sum] : dsums) close = close && got[j++] == doctest::Approx(sum).epsilon(1e-9);
+          for (std::size_t j = 0; j < got.size(); ++j) close = close && got[j] == doctest::Approx(want_d[j]).epsilon(1e-9);
           CHECK(close);
           if (first_bits.empty()) first_bits = got;
           CHECK(vseg::test::same_bits(got, first_bits));

@@ -1,11 +1,15 @@
 // Operations on keys: reduce_by_key, group_by_key, histogram_by_key and
 // histogram.
 //
-// The *_by_key operations sort the keys stably (vseg/algorithm/sort.hpp),
-// so their results list the distinct keys in ascending order and every
-// key's values in input order; that fixes the order in which reduce_by_key
-// combines values, so floating-point results are the same on any number of
-// threads. Keys are distinct as the sort orders them: for floating point by
+// The *_by_key operations list the distinct keys in ascending order and
+// every key's values in input order. group_by_key, and the others for keys
+// that are not arithmetic or ordered otherwise than by std::less or
+// std::greater, sort the pairs stably (vseg/algorithm/sort.hpp) and fold
+// the runs with fold_s; reduce_by_key and histogram_by_key on arithmetic
+// keys instead fold every key left to right in input order while hashing
+// (detail/hash_buckets.hpp) and then sort only the distinct keys. Either
+// way the order of combination is fixed, so floating-point results are the
+// same on any number of threads. Keys are distinct as the sort orders them: for floating point by
 // IEEE 754's totalOrder, so -0.0 and +0.0 are two keys and NaNs with the
 // same bits one key.
 #pragma once
@@ -13,6 +17,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <utility>
 #include <vector>
 
@@ -20,6 +25,7 @@
 #include "vseg/array.hpp"
 #include "vseg/detail/error.hpp"
 #include "vseg/detail/first_bad.hpp"
+#include "vseg/detail/hash_buckets.hpp"
 #include "vseg/detail/parallel.hpp"
 #include "vseg/detail/range.hpp"
 #include "vseg/flat/pack.hpp"
@@ -57,6 +63,15 @@ std::pair<array<K>, segd> key_runs(const array<K>& sorted, const Less& less) {
   return {bpermute_unchecked(sorted, starts), segd::from_lengths(std::move(lengths).freeze())};
 }
 
+// Whether the *_by_key operations hash instead of sorting all n pairs:
+// arithmetic keys under std::less or std::greater (only then does the sort
+// of the distinct keys give the order of the full sort), and positions that
+// fit the bucket tables' 32 bits.
+template <class K, class Less>
+bool hash_by_key(std::int64_t n) {
+  return radix_direction<K, Less>() != 0 && n < std::int64_t{std::numeric_limits<std::uint32_t>::max()};
+}
+
 }  // namespace detail
 
 // One entry per distinct key, keys ascending by less, each value the
@@ -67,7 +82,16 @@ template <contiguous_input RK, contiguous_input RV, class Monoid = plus<element_
   requires monoid_for<Monoid, element_t<RV>>
 std::pair<array<element_t<RK>>, array<element_t<RV>>> reduce_by_key(const RK& keys, const RV& values,
                                                                       Monoid monoid = {}, Less less = {}) {
-  detail::check_same_size("reduce_by_key", "keys", detail::ssize(keys), "values", detail::ssize(values));
+  using K = element_t<RK>;
+  using V = element_t<RV>;
+  const std::int64_t n = detail::ssize(keys);
+  detail::check_same_size("reduce_by_key", "keys", n, "values", detail::ssize(values));
+  if (detail::hash_by_key<K, Less>(n)) {
+    // Fold per distinct key by hashing, then sort only the distinct keys.
+    const V* v = detail::as_span(values).data();
+    auto [ks, vs] = detail::hash_reduce<K, V>(detail::as_span(keys).data(), n, [v](std::int64_t i) { return v[i]; }, monoid);
+    return sort_by_key(ks, vs, less);
+  }
   auto [sorted_keys, sorted_values] = sort_by_key(keys, values, less);
   auto [distinct, runs] = detail::key_runs(sorted_keys, less);
   return {std::move(distinct),
@@ -91,6 +115,14 @@ std::pair<array<element_t<RK>>, nested<element_t<RV>>> group_by_key(const RK& ke
 // work for arithmetic keys, O(n log n) otherwise.
 template <contiguous_input RK, class Less = std::less<>>
 std::pair<array<element_t<RK>>, array<std::int64_t>> histogram_by_key(const RK& keys, Less less = {}) {
+  using K = element_t<RK>;
+  const std::int64_t n = detail::ssize(keys);
+  if (detail::hash_by_key<K, Less>(n)) {
+    auto [ks, cs] = detail::hash_reduce<K, std::int64_t>(detail::as_span(keys).data(), n,
+                                                         [](std::int64_t) { return std::int64_t{1}; },
+                                                         plus<std::int64_t>{});
+    return sort_by_key(ks, cs, less);
+  }
   auto [distinct, runs] = detail::key_runs(sort(keys, less), less);
   return {std::move(distinct), runs.lengths()};
 }
