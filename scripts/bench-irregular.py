@@ -193,6 +193,8 @@ def main():
             runs = run_workload(a.bin, contenders, name, problem, tiny if a.smoke else full, rounds, env,
                                 lambda s: print(s, flush=True))
             results.append((name, what, summary(runs)))
+            if a.notes and not a.smoke:  # after every workload: a cut-short run keeps what it measured
+                write_notes(a.notes, tables(results, rounds), a.header)
     except RuntimeError as e:
         sys.exit("bench-irregular: " + str(e))
     lines = tables(results, rounds)
