@@ -50,7 +50,7 @@ def run_one(exe, problem, size, env):
     fields = dict(line.split(None, 1) for line in p.stdout.splitlines() if line.strip())
     return {"time": float(fields["time_s"]), "rss": int(fields["peak_rss_kb"]),
             "input_rss": int(fields["input_rss_kb"]), "digest": fields["digest"].strip(),
-            "order_digest": fields.get("order_digest", "").strip()}
+            "order_digest": fields.get("order_digest", "").strip(), "faults": int(fields.get("page_faults", "-1"))}
 
 
 def check(workload, contender, r, ref):
@@ -81,7 +81,8 @@ def summary(runs):
         ts = [r["time"] for r in rs]
         out[c] = {"median": statistics.median(ts), "min": min(ts), "max": max(ts),
                   "rss": statistics.median(r["rss"] for r in rs),
-                  "input_rss": statistics.median(r["input_rss"] for r in rs)}
+                  "input_rss": statistics.median(r["input_rss"] for r in rs),
+                  "faults": statistics.median(r["faults"] for r in rs)}
     return out
 
 
@@ -93,14 +94,14 @@ def tables(results, rounds):
     lines = []
     for workload, what, s in results:
         lines += ["", "### {} — {}".format(workload, what), "",
-                  "| contender | time, median (min–max) | peak RSS | ÷ ParlayLib | ÷ ParlayLib (TBB) | ÷ serial |",
-                  "|---|---|---|---|---|---|"]
+                  "| contender | time, median (min–max) | peak RSS | ÷ ParlayLib | ÷ ParlayLib (TBB) | ÷ serial | page faults |",
+                  "|---|---|---|---|---|---|---|"]
         for c in s:
             def ratio(ref):
                 return "{:.2f}".format(s[c]["median"] / s[ref]["median"]) if ref in s else "–"
-            lines.append("| {} | {} ({}–{}) | {:.0f} MB | {} | {} | {} |".format(
+            lines.append("| {} | {} ({}–{}) | {:.0f} MB | {} | {} | {} | {:.0f} |".format(
                 LABELS[c], fmt_time(s[c]["median"]), fmt_time(s[c]["min"]), fmt_time(s[c]["max"]),
-                s[c]["rss"] / 1024, ratio("parlay"), ratio("parlay_tbb"), ratio("serial")))
+                s[c]["rss"] / 1024, ratio("parlay"), ratio("parlay_tbb"), ratio("serial"), s[c]["faults"]))
     lines += ["", "### vseg against the targets", "",
               "Ratios of medians; the ParlayLib column takes the faster of its two builds. Targets: "
               "time ≤ 1.25 × ParlayLib, ahead of it on half the problems, ≥ 1.6 × faster than serial, "

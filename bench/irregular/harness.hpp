@@ -12,11 +12,14 @@
 //   time_s <seconds>          the timed run, wall clock
 //   peak_rss_kb <kB>          the process's peak RSS during the timed run
 //   input_rss_kb <kB>         its RSS just before it (input + warm pools)
+//   page_faults <n>           page faults during the timed run
 //   digest <hex>              the answer's digest, compared across contenders
 //
 // Answers are digested after the timing, in a canonical form where the
 // contender's own form differs (ParlayLib's BFS frontiers become levels).
 #pragma once
+
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <chrono>
@@ -47,6 +50,7 @@ inline long status_kb(const char* field) {
 struct measurement {
   double seconds = 0;
   long peak_rss_kb = -1, input_rss_kb = -1;
+  long page_faults = -1;  // minor + major faults during the timed run (fresh pages being zeroed)
   std::uint64_t order_digest = 0;  // 0: none (see dedup_digest)
 };
 
@@ -66,10 +70,14 @@ auto measure(F f) {
   }
   auto& m = last_measurement();
   m.input_rss_kb = status_kb("VmRSS");
+  rusage before{}, after{};
+  getrusage(RUSAGE_SELF, &before);
   const auto t0 = std::chrono::steady_clock::now();
   auto result = f();
   m.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  getrusage(RUSAGE_SELF, &after);
   m.peak_rss_kb = status_kb("VmHWM");
+  m.page_faults = (after.ru_minflt - before.ru_minflt) + (after.ru_majflt - before.ru_majflt);
   return result;
 }
 
@@ -107,6 +115,7 @@ inline int run_main(int argc, char** argv, const std::map<std::string, problem>&
     const auto& m = last_measurement();
     std::printf("time_s %.6f\npeak_rss_kb %ld\ninput_rss_kb %ld\ndigest %016llx\n", m.seconds, m.peak_rss_kb,
                 m.input_rss_kb, static_cast<unsigned long long>(d));
+    std::printf("page_faults %ld\n", m.page_faults);
     if (m.order_digest != 0) std::printf("order_digest %016llx\n", static_cast<unsigned long long>(m.order_digest));
     return 0;
   } catch (const std::exception& e) {
