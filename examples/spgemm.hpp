@@ -1,0 +1,120 @@
+// Sparse matrix times sparse matrix (C = A·B), vectorised: Gustavson's
+// row-by-row product in the expand–sort–compress form. Shared by
+// examples/spgemm.cpp and the benchmark bench/irregular.
+//
+//   expand    every entry a_ik of A meets row k of B: gather those rows, one
+//             per entry of A (virtual: no element copied), and flatten them
+//             into the products a_ik·b_kj, each with its key (i, j);
+//   sort      the products of each row of C by column, stably (sort_s over
+//             the rows of C: small segments, so the sort stays in cache);
+//   compress  a run of equal keys is one entry of C: head flags at every
+//             new key, a segment per run (segd::from_head_flags), the sum of
+//             each run (sum_s), the count of runs per row (count_s).
+// The stable sort keeps each column's products in A's order, as the serial
+// loop adds them; sum_s may still group a long run's additions differently
+// (it balances over blocks), so sums of non-integer products can differ
+// from the serial loop's in the last bits, and are the same on any number
+// of threads.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "vseg/matrix_market.hpp"
+#include "vseg/vseg.hpp"
+
+namespace examples {
+
+// One product a_ik·b_kj with its place in C as the key i·cols + j.
+struct product {
+  std::int64_t key;
+  double value;
+};
+
+// C = A·B for the rows of A in [first_row, first_row + rows) (its entries
+// from first_entry on): one batch of the product below.
+inline vseg::csr_matrix spgemm_rows(const vseg::csr_matrix& a, const vseg::csr_matrix& b, std::int64_t first_row,
+                                    std::int64_t rows, std::int64_t first_entry) {
+  const auto b_cols = vseg::nested<std::int64_t>::from_lengths(b.row_lengths, b.col_indices);
+  const auto b_vals = vseg::nested<double>::from_lengths(b.row_lengths, b.values);
+  const auto row_lengths = a.row_lengths.slice(first_row, rows);
+  const auto a_segd = vseg::segd::from_lengths(row_lengths);
+  const auto a_cols = a.col_indices.slice(first_entry, a_segd.elements());
+  const auto a_vals = a.values.slice(first_entry, a_segd.elements());
+
+  // Expand: for each entry of A (row a_row[e], column k, value a_vals[e]), B's row k.
+  const auto met = vseg::gather(b_cols, a_cols);
+  const auto c_rows = vseg::segd::from_lengths(vseg::sum_s(a_segd, met.lengths()));
+  const auto products = [&] {
+    const auto a_row = vseg::segment_ids(a_segd);
+    const auto entry = vseg::segment_ids(met.lengths());  // the entry of A behind every product
+    const auto cols = vseg::concat(met);
+    const auto vals = vseg::concat(vseg::gather(b_vals, a_cols));
+    return vseg::tabulate(cols.size(), [&](std::int64_t p) {
+      return product{(first_row + a_row[entry[p]]) * b.cols + cols[p], a_vals[entry[p]] * vals[p]};
+    });
+  }();
+
+  // Sort each row of C's products by key.
+  const auto sorted = vseg::sort_s(c_rows, products, [](const product& x, const product& y) { return x.key < y.key; });
+
+  // Compress: one entry of C per run of equal keys.
+  const auto head = vseg::tabulate(sorted.size(), [&](std::int64_t p) { return p == 0 || sorted[p].key != sorted[p - 1].key; });
+  const auto runs = vseg::segd::from_head_flags(head);
+  vseg::csr_matrix c;
+  c.rows = rows;
+  c.cols = b.cols;
+  c.values = vseg::sum_s(runs, vseg::map([](const product& x) { return x.value; }, sorted));
+  c.col_indices = vseg::map([&](const product& x) { return x.key % b.cols; }, vseg::pack(sorted, head));
+  c.row_lengths = vseg::count_s(c_rows, head);
+  return c;
+}
+
+// The arrays one after another (each copied once).
+template <class T>
+vseg::array<T> concat_all(const std::vector<vseg::array<T>>& pieces) {
+  std::vector<std::int64_t> lengths;
+  for (const auto& p : pieces) lengths.push_back(p.size());
+  std::vector<vseg::array<T>> blocks(pieces.begin(), pieces.end());
+  const auto sources = vseg::iota<std::int64_t>(static_cast<std::int64_t>(pieces.size()));
+  return vseg::concat(vseg::nested<T>::from_descriptors(blocks, sources, vseg::fill<std::int64_t>(sources.size(), 0),
+                                                        vseg::array<std::int64_t>(lengths), sources));
+}
+
+// C = A·B with sorted columns per row. O(products · log(products per row))
+// work, products = sum over A's entries a_ik of the length of B's row k.
+// The rows go in batches of about tuning-sized product counts, so the
+// expanded products (16 bytes each, sorted in place of a dense
+// accumulator) take bounded memory whatever the size of C.
+inline vseg::csr_matrix spgemm(const vseg::csr_matrix& a, const vseg::csr_matrix& b) {
+  if (a.cols != b.rows) throw std::invalid_argument("spgemm: A has " + std::to_string(a.cols) + " columns but B has " + std::to_string(b.rows) + " rows");
+  // Products per row of C, to cut the rows into batches.
+  const auto per_row = vseg::sum_s(vseg::segd::from_lengths(a.row_lengths),
+                                   vseg::gather(b.row_lengths, a.col_indices));
+  const std::int64_t budget = std::int64_t{1} << 22;
+  std::vector<vseg::csr_matrix> parts;
+  for (std::int64_t row = 0, entry = 0; row < a.rows;) {
+    std::int64_t end = row, products = 0;
+    while (end < a.rows && (end == row || products + per_row[end] <= budget)) products += per_row[end++];
+    parts.push_back(spgemm_rows(a, b, row, end - row, entry));
+    for (; row < end; ++row) entry += a.row_lengths[row];
+  }
+  auto all = [&](auto field) {
+    std::vector<std::remove_cvref_t<decltype(field(parts[0]))>> pieces;
+    for (const auto& p : parts) pieces.push_back(field(p));
+    return concat_all(pieces);
+  };
+  vseg::csr_matrix c;
+  c.rows = a.rows;
+  c.cols = b.cols;
+  if (parts.empty()) return c;
+  c.row_lengths = all([](const vseg::csr_matrix& p) { return p.row_lengths; });
+  c.col_indices = all([](const vseg::csr_matrix& p) { return p.col_indices; });
+  c.values = all([](const vseg::csr_matrix& p) { return p.values; });
+  return c;
+}
+
+}  // namespace examples
