@@ -33,7 +33,7 @@ inline vseg::array<std::int32_t> bfs_levels(const vseg::nested<std::int32_t>& gr
     const auto fresh = vseg::pack(out, vseg::map([&](std::int32_t v) { return level[v] < 0; }, out));
     vseg::scatter_into(claim, fresh, vseg::iota<std::int64_t>(fresh.size()), vseg::first_wins{});
     frontier = vseg::pack(fresh, vseg::tabulate(fresh.size(), [&](std::int64_t i) { return claim[fresh[i]] == i; }));
-    vseg::scatter_into(level, frontier, vseg::fill(frontier.size(), d));
+    vseg::scatter_into(level, frontier, d);
   }
   return vseg::array<std::int32_t>(level);
 }

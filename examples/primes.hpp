@@ -3,8 +3,8 @@
 //
 // NESL's sieve: the primes up to sqrt(n) (recursively) strike out their
 // multiples, all at once: one segment of multiples per prime (iota_s), one
-// scatter of `false` into the flags, and the primes are the positions still
-// true (pack_index). Two refinements keep it fast: only odd numbers get a
+// scatter of the single value `false` into the flags, and the primes are the
+// positions still true (pack_index). Two refinements keep it fast: only odd numbers get a
 // flag (flag k stands for 2k + 1), and the range is swept in blocks of
 // tuning-sized windows, so the multiples of one window (about twice its
 // length) stay in cache and are never all in memory at once.
@@ -46,7 +46,7 @@ inline vseg::array<std::int64_t> primes(std::int64_t n) {
     }, first, odd);
     const auto multiples = vseg::iota_s(vseg::segd::from_lengths(count), first, odd);
     vseg::scatter_into(is_prime.span().subspan(static_cast<std::size_t>(lo), static_cast<std::size_t>(hi - lo)),
-                       multiples, vseg::fill(multiples.size(), false));
+                       multiples, false);
   }
   const auto odd_primes = vseg::map([](std::int64_t k) { return 2 * k + 1; }, vseg::pack_index(std::move(is_prime).freeze()));
   return vseg::append(vseg::array<std::int64_t>{2}, odd_primes);

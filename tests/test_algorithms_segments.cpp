@@ -182,6 +182,29 @@ TEST_CASE("scatter: every combining rule against the serial reference, bit for b
   }
 }
 
+TEST_CASE("scatter_into one value: repeated ids, against the serial reference") {
+  auto rng = seeded(1307);
+  for (std::int64_t n : sizes()) {
+    if (n == 0) continue;
+    for (std::int64_t k : {std::int64_t{0}, n / 2, 3 * n}) {
+      INFO("n = " << n << ", k = " << k);
+      const ints ids = random_ints(rng, k, 0, n - 1);
+      std::vector<char> expected(static_cast<std::size_t>(n), 1);
+      for (auto t : ids) expected[static_cast<std::size_t>(t)] = 0;
+      const array<std::int64_t> ix(ids);
+      for_each_thread_count([&](int) {
+        std::vector<char> flags(static_cast<std::size_t>(n), 1);
+        vseg::scatter_into(flags, ix, char{0});
+        CHECK(flags == expected);
+      });
+    }
+  }
+  std::vector<double> dest{1, 2, 3};
+  CHECK_THROWS_WITH_AS(vseg::scatter_into(dest, array<std::int64_t>{0, 3}, 0.0),
+                       doctest::Contains("scatter_into: id 3 at position 1"), std::out_of_range);
+  CHECK(dest == std::vector<double>{1, 2, 3});  // nothing written
+}
+
 TEST_CASE("split_s and partition_s: stable, against the reference, on every segment mix") {
   for (const auto& mix : standard_mixes(1304)) {
     INFO("mix " << mix.name);

@@ -151,6 +151,26 @@ void scatter_checked(const char* op, std::span<T> dest, std::span<const I> idx, 
   }
 }
 
+// dest[ids[i]] = value for every i, into dest; the checks first. Repeated
+// ids write the same value, so one parallel pass of relaxed stores suffices
+// (no marks, no winner to find).
+template <class T, class I>
+void scatter_value_checked(const char* op, std::span<T> dest, std::span<const I> idx, const T& value) {
+  const auto n = static_cast<std::int64_t>(dest.size());
+  const auto k = static_cast<std::int64_t>(idx.size());
+  check_ids(op, idx, n, "the size of dest");
+  T* o = dest.data();
+  if constexpr (std::atomic_ref<T>::is_always_lock_free) {
+    detail::parallel_for(k, [&](std::int64_t lo, std::int64_t hi) {
+      for (std::int64_t i = lo; i < hi; ++i)
+        std::atomic_ref<T>(o[static_cast<std::int64_t>(idx[static_cast<std::size_t>(i)])])
+            .store(value, std::memory_order_relaxed);
+    });
+  } else {
+    for (std::int64_t i = 0; i < k; ++i) o[static_cast<std::int64_t>(idx[static_cast<std::size_t>(i)])] = value;
+  }
+}
+
 }  // namespace detail
 
 // dest[ids[i]] = values[i] in caller memory (a span, vector, ...), repeated
@@ -165,6 +185,18 @@ void scatter_into(Dest&& dest, const Indices& ids, const Values& values, const C
   static_assert(std::is_same_v<T, element_t<Values>>, "values must have dest's element type");
   std::span<T> out(std::ranges::data(dest), std::ranges::size(dest));
   detail::scatter_checked("scatter_into", out, detail::as_span(ids), detail::as_span(values), combine);
+}
+
+// dest[ids[i]] = value for every i, in caller memory (the sieve's "strike
+// out these positions"); repeated ids are harmless. O(ids) work, one pass.
+// Throws std::out_of_range naming the position and the id; nothing is
+// written then.
+template <class Dest, contiguous_input Indices>
+  requires std::ranges::contiguous_range<Dest&> && std::ranges::sized_range<Dest&>
+void scatter_into(Dest&& dest, const Indices& ids, const std::ranges::range_value_t<Dest&>& value) {
+  using T = std::ranges::range_value_t<Dest&>;
+  std::span<T> out(std::ranges::data(dest), std::ranges::size(dest));
+  detail::scatter_value_checked("scatter_into", out, detail::as_span(ids), value);
 }
 
 // A copy of dest with dest[ids[i]] = values[i], repeated ids resolved by
