@@ -9,4 +9,5 @@
 #include "vseg/dist/multi_indexer.hpp"
 #include "vseg/dist/nested.hpp"
 #include "vseg/dist/reduce_op.hpp"
+#include "vseg/dist/sharding.hpp"
 #include "vseg/dist/variable.hpp"

@@ -1,0 +1,126 @@
+// The segmented fold of a distributed array, bit for bit the single-node
+// fold of the whole array (vseg::fold_s, detail::fold_flat).
+//
+// The single-node fold cuts the merge of elements and segment ends into fixed
+// blocks of tuning::segmented_block steps, folds each piece of a segment in a
+// block with detail::fold_range_by (grouped), and combines the pieces of a
+// segment that spans blocks left to right: ((p0 + p1) + p2) + ... Element e
+// of global segment J is step e + J of that merge, so a rank that knows the
+// global segment and element of its pieces (the placement) cuts them where
+// the single-node fold does, whatever the number of ranks.
+//
+// Under `split` a segment may span ranks; its pieces' values are exchanged
+// (one MPI_Allgather of 4 integers and one MPI_Allgatherv of the values of
+// the at most two open pieces per rank) and the rank that finishes the
+// segment combines them in rank order, then its own. Other specs exchange
+// nothing.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "vseg/detail/fold_range.hpp"
+#include "vseg/detail/parallel.hpp"
+#include "vseg/dist/datatype.hpp"
+#include "vseg/dist/detail/exchange.hpp"
+#include "vseg/dist/detail/placement.hpp"
+#include "vseg/tuning.hpp"
+
+namespace vseg::dist::detail {
+
+// The values of the sub-pieces of local piece j (local elements [lo, hi)),
+// cut at the single-node fold's block boundaries; fold_sub(a, b) folds the
+// local elements [a, b). O(hi - lo).
+template <class T, class FoldSub>
+void sub_piece_values(const placement& w, std::int64_t j, std::int64_t lo, std::int64_t hi, bool open,
+                      const FoldSub& fold_sub, std::vector<T>& values) {
+  constexpr std::int64_t step = tuning::segmented_block;
+  const std::int64_t offset = w.starts[j] - lo + w.ids[j];  // global step of local element k is k + offset
+  const std::int64_t phase = ((lo + offset) % step + step) % step;
+  std::int64_t cut = lo + (step - phase);
+  std::int64_t a = lo;
+  values.clear();
+  for (; cut < hi || (cut == hi && !open); cut += step) {
+    values.push_back(fold_sub(a, cut));
+    a = cut;
+  }
+  values.push_back(fold_sub(a, hi));
+  if (open && values.size() > 1 && a == hi) values.pop_back();
+}
+
+// ((v0 + v1) + v2) + ..., as merge_carries combines them; v must be non-empty.
+template <class T, class Monoid>
+T combine_left(const T* v, std::size_t n, const Monoid& mon) {
+  T run = v[0];
+  for (std::size_t i = 1; i < n; ++i) run = mon(run, v[i]);
+  return run;
+}
+
+// out[k] = the fold of the k-th piece this rank finishes (every piece but an
+// open last one), over `pieces` pieces whose local elements are
+// [starts(j), starts(j + 1)); fold_sub(j, a, b) folds elements [a, b) of
+// piece j from the identity with fold_range_by. Collective under `split`
+// (see above), local otherwise. O(local elements + pieces).
+template <class T, class Monoid, class Starts, class FoldSub>
+array<T> global_fold(const placement& w, std::int64_t pieces, const Starts& starts, const FoldSub& fold_sub,
+                     const Monoid& mon) {
+  const bool last_open = pieces > 0 && !w.last_is_end;
+  const std::int64_t finished = pieces - (last_open ? 1 : 0);
+  auto out = buffer<T>::for_overwrite(finished);
+  std::vector<T> first_values, last_values;
+  T* o = out.data();
+  vseg::detail::parallel_for(pieces, [&](std::int64_t lo, std::int64_t hi) {
+    std::vector<T> values;
+    for (std::int64_t j = lo; j < hi; ++j) {
+      const bool open = j == pieces - 1 && last_open;
+      const auto sub = [&](std::int64_t a, std::int64_t b) { return fold_sub(j, a, b); };
+      sub_piece_values<T>(w, j, starts(j), starts(j + 1), open, sub, values);
+      if (j == 0 && !w.first_is_start) first_values = values;
+      else if (open) last_values = values;
+      if (!open && (j > 0 || w.first_is_start)) o[j] = combine_left(values.data(), values.size(), mon);
+    }
+  });
+  if (!w.where.spec.splits_segments()) return std::move(out).freeze();
+
+  // Split segments: every rank's open pieces, in rank order.
+  const std::int64_t none = -1;
+  std::int64_t mine[4] = {none, 0, none, 0};
+  if (pieces > 0 && !w.first_is_start) mine[0] = w.ids[0], mine[1] = static_cast<std::int64_t>(first_values.size());
+  if (last_open && !(pieces == 1 && !w.first_is_start))
+    mine[2] = w.ids[pieces - 1], mine[3] = static_cast<std::int64_t>(last_values.size());
+  const auto p = static_cast<std::size_t>(w.nranks);
+  std::vector<std::int64_t> heads(4 * p);
+  check_mpi(MPI_Allgather(mine, 4, MPI_INT64_T, heads.data(), 4, MPI_INT64_T, w.comm), "MPI_Allgather");
+  std::vector<T> send(first_values);
+  send.insert(send.end(), last_values.begin(), last_values.end());
+  if (mine[2] == none && last_open) send.resize(first_values.size());  // one piece, sent once
+  std::vector<int> counts(p), displs(p);
+  int total = 0;
+  for (std::size_t r = 0; r < p; ++r) {
+    counts[r] = static_cast<int>(heads[4 * r + 1] + heads[4 * r + 3]);
+    displs[r] = total;
+    total += counts[r];
+  }
+  std::vector<T> all(static_cast<std::size_t>(total));
+  check_mpi(MPI_Allgatherv(send.data(), static_cast<int>(send.size()), datatype<T>(), all.data(), counts.data(),
+                           displs.data(), datatype<T>(), w.comm),
+            "MPI_Allgatherv");
+  // This rank finishes a segment begun elsewhere: its first piece, if closed.
+  if (pieces > 0 && !w.first_is_start && !(pieces == 1 && last_open)) {
+    const std::int64_t id = w.ids[0];
+    std::vector<T> chain;
+    for (std::size_t r = 0; r < static_cast<std::size_t>(w.rank); ++r) {
+      const T* at = all.data() + displs[r];
+      if (heads[4 * r] == id) chain.insert(chain.end(), at, at + heads[4 * r + 1]);
+      at += heads[4 * r + 1];
+      if (heads[4 * r + 2] == id) chain.insert(chain.end(), at, at + heads[4 * r + 3]);
+    }
+    chain.insert(chain.end(), first_values.begin(), first_values.end());
+    o[0] = combine_left(chain.data(), chain.size(), mon);
+  }
+  return std::move(out).freeze();
+}
+
+}  // namespace vseg::dist::detail
