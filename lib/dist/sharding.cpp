@@ -161,6 +161,10 @@ shard_layout plan_layout(const sharding& spec, const local_shape& here, MPI_Comm
   }
   result.first_segment[0] = 0;
   result.first_element[0] = 0;
+  // The last rank ends with the array (under balanced, empty segments at the
+  // end start at N, so the search above would stop before them).
+  result.first_segment[slots - 1] = m;
+  result.first_element[slots - 1] = n;
   return result;
 }
 
