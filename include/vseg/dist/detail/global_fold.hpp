@@ -50,6 +50,14 @@ void sub_piece_values(const placement& w, std::int64_t j, std::int64_t lo, std::
   if (open && values.size() > 1 && a == hi) values.pop_back();
 }
 
+// Whether the single-node fold cuts local piece j (local elements [lo, hi),
+// finishing here) anywhere in (lo, hi]; O(1).
+inline bool crosses_block(const placement& w, std::int64_t j, std::int64_t lo, std::int64_t hi) {
+  constexpr std::int64_t step = tuning::segmented_block;
+  const std::int64_t offset = w.starts[j] - lo + w.ids[j];
+  return (hi + offset) / step != (lo + offset) / step;
+}
+
 // ((v0 + v1) + v2) + ..., as merge_carries combines them; v must be non-empty.
 template <class T, class Monoid>
 T combine_left(const T* v, std::size_t n, const Monoid& mon) {
@@ -75,8 +83,14 @@ array<T> global_fold(const placement& w, std::int64_t pieces, const Starts& star
     std::vector<T> values;
     for (std::int64_t j = lo; j < hi; ++j) {
       const bool open = j == pieces - 1 && last_open;
+      const std::int64_t first = starts(j), last = starts(j + 1);
+      const bool alone = (j > 0 || w.first_is_start) && !open;
+      if (alone && !crosses_block(w, j, first, last)) {  // the common case: one piece, no cut
+        o[j] = fold_sub(j, first, last);
+        continue;
+      }
       const auto sub = [&](std::int64_t a, std::int64_t b) { return fold_sub(j, a, b); };
-      sub_piece_values<T>(w, j, starts(j), starts(j + 1), open, sub, values);
+      sub_piece_values<T>(w, j, first, last, open, sub, values);
       if (j == 0 && !w.first_is_start) first_values = values;
       else if (open) last_values = values;
       if (!open && (j > 0 || w.first_is_start)) o[j] = combine_left(values.data(), values.size(), mon);
