@@ -34,9 +34,10 @@ place where(MPI_Comm comm) {
   return p;
 }
 
-void note(const char* function, std::int64_t bytes) {
+void note(const char* function, std::int64_t bytes, std::int64_t messages = 0) {
   auto& t = traffic();
   ++t.calls;
+  t.messages += messages;
   t.bytes += bytes;
   auto& entry = t.by_function[function];
   ++entry.first;
@@ -55,29 +56,33 @@ using vseg::dist::testing::note;
 extern "C" {
 
 int MPI_Send(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
-  note("MPI_Send", count * vseg::dist::testing::size_of(type));
+  note("MPI_Send", count * vseg::dist::testing::size_of(type), 1);
   return PMPI_Send(buf, count, type, dest, tag, comm);
 }
 
 int MPI_Isend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, MPI_Request* req) {
-  note("MPI_Isend", count * vseg::dist::testing::size_of(type));
+  note("MPI_Isend", count * vseg::dist::testing::size_of(type), 1);
   return PMPI_Isend(buf, count, type, dest, tag, comm, req);
 }
 
 int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                  MPI_Datatype recvtype, MPI_Comm comm) {
   const auto p = vseg::dist::testing::where(comm);
-  note("MPI_Alltoall", std::int64_t{sendcount} * vseg::dist::testing::size_of(sendtype) * (p.size - 1));
+  note("MPI_Alltoall", std::int64_t{sendcount} * vseg::dist::testing::size_of(sendtype) * (p.size - 1),
+       sendcount > 0 ? p.size - 1 : 0);
   return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
 
 int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
                   void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
   const auto p = vseg::dist::testing::where(comm);
-  std::int64_t items = 0;
+  std::int64_t items = 0, peers = 0;
   for (int r = 0; r < p.size; ++r)
-    if (r != p.rank) items += sendcounts[r];
-  note("MPI_Alltoallv", items * vseg::dist::testing::size_of(sendtype));
+    if (r != p.rank) {
+      items += sendcounts[r];
+      peers += sendcounts[r] > 0 ? 1 : 0;
+    }
+  note("MPI_Alltoallv", items * vseg::dist::testing::size_of(sendtype), peers);
   return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
 }
 

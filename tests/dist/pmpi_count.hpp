@@ -14,6 +14,9 @@ namespace vseg::dist::testing {
 struct mpi_traffic {
   std::int64_t calls = 0;
   std::int64_t bytes = 0;
+  // Point-to-point messages to other ranks: one per MPI_Send/MPI_Isend, one
+  // per peer with a non-empty block in an MPI_Alltoall(v).
+  std::int64_t messages = 0;
   // Per MPI function name: calls and bytes.
   std::map<std::string, std::pair<std::int64_t, std::int64_t>> by_function;
 };

@@ -235,7 +235,11 @@ auto index_l(const replicated<T>& r, const nested<I>& is) {
     auto local = vseg::index_l(vseg::replicate(shape.segments(), data), vseg::nested<I>::from_segd(shape, plan->slots));
     return expr<decltype(local)>{where, std::move(local)};
   }
-  array<T> ghost(plan->fetch->take(std::span<const T>(data.begin(), data.end())));
+  // Into a buffer of the library's allocator, which reuses freed blocks: no
+  // zero fill and no fresh pages per product.
+  auto fetched = buffer<T>::for_overwrite(plan->fetch->size());
+  plan->fetch->take(std::span<const T>(data.begin(), data.end()), fetched.span());
+  array<T> ghost = std::move(fetched).freeze();
   auto local = vseg::index_l(vseg::replicate(shape.segments(), ghost), vseg::nested<I>::from_segd(shape, plan->slots));
   return expr<decltype(local)>{where, std::move(local)};
 }
