@@ -181,11 +181,12 @@ TEST_CASE("reshard to every spec keeps the elements; plans are cached; equal spe
   CHECK(t.by_function["MPI_Alltoallv"].second == leaving * static_cast<std::int64_t>(sizeof(double)));
 }
 
-TEST_CASE("sum_s and fold_s: the bits of the single-node fold on every spec and rank count") {
+TEST_CASE("sum_s, fold_s and scan_s: the bits of the single-node fold on every spec and rank count") {
   const auto g = make_global();
   const auto whole = vseg::nested<double>::from_lengths(vseg::array<std::int64_t>(g.lengths), vseg::array<double>(g.data));
   const auto serial = vseg::sum_s(whole);
   const auto serial_max = vseg::fold_s(whole, vseg::maximum<double>{});
+  const auto serial_scan = vseg::scan_s(whole);
   const auto xs = distribute(g);
   const auto m = static_cast<std::int64_t>(g.lengths.size());
   for (const auto& spec : all_specs(m)) {
@@ -199,6 +200,16 @@ TEST_CASE("sum_s and fold_s: the bits of the single-node fold on every spec and 
     CHECK(differ == 0);
     const auto maxima = gather_results(ys.piece_ids(), fold_s(ys, vseg::maximum<double>{}));
     for (const auto& [id, value] : maxima) CHECK(bits(value) == bits(serial_max[id]));
+    // scan_s: every element of every piece at its global position.
+    const auto scanned = scan_s(ys, vseg::plus<double>{});
+    CHECK(scanned.spec() == spec);
+    std::int64_t scan_differ = 0;
+    for (std::int64_t k = 0; k < scanned.pieces().size(); ++k) {
+      const auto piece = scanned.pieces()[k];
+      for (std::size_t e = 0; e < piece.size(); ++e)
+        scan_differ += bits(piece[e]) != bits(serial_scan.blocks()[0][ys.piece_starts()[k] + static_cast<std::int64_t>(e)]);
+    }
+    CHECK(scan_differ == 0);
   }
 }
 

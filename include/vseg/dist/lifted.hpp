@@ -147,6 +147,30 @@ array<typename A::value_type> sum_s(const A& a) {
   return fold_s(a, plus<typename A::value_type>{});
 }
 
+// Per segment, the exclusive scan with the monoid, the same bits as
+// vseg::scan_s on the whole array on one node; same placement. Local unless
+// the spec is `split` (then one MPI_Allgather and one MPI_Allgatherv).
+// O(local elements + pieces).
+template <class T, class Monoid>
+nested<T> scan_s(const nested<T>& xs, const Monoid& mon) {
+  detail::require_pieces(xs, "dist::scan_s");
+  const vseg::nested<T>& local = xs.pieces();
+  const auto [lengths, data] = detail::nested_access::contiguous(xs);
+  const T* d = data.data();
+  std::vector<std::int64_t> starts(static_cast<std::size_t>(lengths.size()) + 1, 0);
+  for (std::int64_t j = 0; j < lengths.size(); ++j) starts[j + 1] = starts[j] + lengths[j];
+  const auto read = [d](std::int64_t k) { return d[k]; };
+  auto out = buffer<T>::for_overwrite(data.size());
+  detail::global_scan<T>(
+      *detail::nested_access::where(xs), local.size(), [&](std::int64_t j) { return starts[j]; },
+      [&](std::int64_t, std::int64_t lo, std::int64_t hi) {
+        return vseg::detail::fold_range_by<T>(read, lo, hi, mon.identity(), mon);
+      },
+      read, mon, out.data());
+  return detail::nested_access::make<T>(detail::nested_access::where(xs),
+                                        vseg::nested<T>::from_lengths(lengths, std::move(out).freeze()), xs);
+}
+
 // [x, x, ..., x] (n times), x being a whole distributed array's elements:
 // names x, copies nothing, sends nothing. O(1).
 template <class T>

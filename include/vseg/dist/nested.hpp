@@ -138,6 +138,8 @@ class nested {
   std::int64_t global_elements() const { return where_->where.elements; }
   // Per local piece, its global segment; O(1).
   const array<std::int64_t>& piece_ids() const { return where_->ids; }
+  // Per local piece, the global element of its first element; O(1).
+  const array<std::int64_t>& piece_starts() const { return where_->starts; }
 
   // The distribution of physical segments over ranks; O(1).
   const distribution& physical() const { return physical_; }

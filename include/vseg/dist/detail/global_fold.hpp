@@ -66,6 +66,49 @@ T combine_left(const T* v, std::size_t n, const Monoid& mon) {
   return run;
 }
 
+// Under `split`: the sub-piece values of the segment of this rank's first
+// piece held by earlier ranks, in order (empty unless that piece continues a
+// segment). Every rank sends the values of its open pieces (first_values:
+// a continuing first piece; last_values: an open last piece): one
+// MPI_Allgather of 4 integers, one MPI_Allgatherv. Collective.
+template <class T>
+std::vector<T> earlier_values(const placement& w, std::int64_t pieces, const std::vector<T>& first_values,
+                              const std::vector<T>& last_values) {
+  const bool last_open = pieces > 0 && !w.last_is_end;
+  const std::int64_t none = -1;
+  std::int64_t mine[4] = {none, 0, none, 0};
+  if (pieces > 0 && !w.first_is_start) mine[0] = w.ids[0], mine[1] = static_cast<std::int64_t>(first_values.size());
+  if (last_open && !(pieces == 1 && !w.first_is_start))
+    mine[2] = w.ids[pieces - 1], mine[3] = static_cast<std::int64_t>(last_values.size());
+  const auto p = static_cast<std::size_t>(w.nranks);
+  std::vector<std::int64_t> heads(4 * p);
+  check_mpi(MPI_Allgather(mine, 4, MPI_INT64_T, heads.data(), 4, MPI_INT64_T, w.comm), "MPI_Allgather");
+  std::vector<T> send;
+  if (mine[0] != none) send.insert(send.end(), first_values.begin(), first_values.end());
+  if (mine[2] != none) send.insert(send.end(), last_values.begin(), last_values.end());
+  std::vector<int> counts(p), displs(p);
+  int total = 0;
+  for (std::size_t r = 0; r < p; ++r) {
+    counts[r] = static_cast<int>(heads[4 * r + 1] + heads[4 * r + 3]);
+    displs[r] = total;
+    total += counts[r];
+  }
+  std::vector<T> all(static_cast<std::size_t>(total));
+  check_mpi(MPI_Allgatherv(send.data(), static_cast<int>(send.size()), datatype<T>(), all.data(), counts.data(),
+                           displs.data(), datatype<T>(), w.comm),
+            "MPI_Allgatherv");
+  std::vector<T> chain;
+  if (pieces == 0 || w.first_is_start) return chain;
+  const std::int64_t id = w.ids[0];
+  for (std::size_t r = 0; r < static_cast<std::size_t>(w.rank); ++r) {
+    const T* at = all.data() + displs[r];
+    if (heads[4 * r] == id) chain.insert(chain.end(), at, at + heads[4 * r + 1]);
+    at += heads[4 * r + 1];
+    if (heads[4 * r + 2] == id) chain.insert(chain.end(), at, at + heads[4 * r + 3]);
+  }
+  return chain;
+}
+
 // out[k] = the fold of the k-th piece this rank finishes (every piece but an
 // open last one), over `pieces` pieces whose local elements are
 // [starts(j), starts(j + 1)); fold_sub(j, a, b) folds elements [a, b) of
@@ -98,43 +141,64 @@ array<T> global_fold(const placement& w, std::int64_t pieces, const Starts& star
   });
   if (!w.where.spec.splits_segments()) return std::move(out).freeze();
 
-  // Split segments: every rank's open pieces, in rank order.
-  const std::int64_t none = -1;
-  std::int64_t mine[4] = {none, 0, none, 0};
-  if (pieces > 0 && !w.first_is_start) mine[0] = w.ids[0], mine[1] = static_cast<std::int64_t>(first_values.size());
-  if (last_open && !(pieces == 1 && !w.first_is_start))
-    mine[2] = w.ids[pieces - 1], mine[3] = static_cast<std::int64_t>(last_values.size());
-  const auto p = static_cast<std::size_t>(w.nranks);
-  std::vector<std::int64_t> heads(4 * p);
-  check_mpi(MPI_Allgather(mine, 4, MPI_INT64_T, heads.data(), 4, MPI_INT64_T, w.comm), "MPI_Allgather");
-  std::vector<T> send(first_values);
-  send.insert(send.end(), last_values.begin(), last_values.end());
-  if (mine[2] == none && last_open) send.resize(first_values.size());  // one piece, sent once
-  std::vector<int> counts(p), displs(p);
-  int total = 0;
-  for (std::size_t r = 0; r < p; ++r) {
-    counts[r] = static_cast<int>(heads[4 * r + 1] + heads[4 * r + 3]);
-    displs[r] = total;
-    total += counts[r];
-  }
-  std::vector<T> all(static_cast<std::size_t>(total));
-  check_mpi(MPI_Allgatherv(send.data(), static_cast<int>(send.size()), datatype<T>(), all.data(), counts.data(),
-                           displs.data(), datatype<T>(), w.comm),
-            "MPI_Allgatherv");
   // This rank finishes a segment begun elsewhere: its first piece, if closed.
+  std::vector<T> chain = earlier_values(w, pieces, first_values, last_values);
   if (pieces > 0 && !w.first_is_start && !(pieces == 1 && last_open)) {
-    const std::int64_t id = w.ids[0];
-    std::vector<T> chain;
-    for (std::size_t r = 0; r < static_cast<std::size_t>(w.rank); ++r) {
-      const T* at = all.data() + displs[r];
-      if (heads[4 * r] == id) chain.insert(chain.end(), at, at + heads[4 * r + 1]);
-      at += heads[4 * r + 1];
-      if (heads[4 * r + 2] == id) chain.insert(chain.end(), at, at + heads[4 * r + 3]);
-    }
     chain.insert(chain.end(), first_values.begin(), first_values.end());
     o[0] = combine_left(chain.data(), chain.size(), mon);
   }
   return std::move(out).freeze();
+}
+
+// The exclusive scan of every piece into out (local elements), bit for bit
+// the single-node scan_s: sub-piece i of a segment starts from the fold of
+// the sub-pieces before it (combine_left of their grouped folds) and scans
+// sequentially. fold_sub(j, a, b) folds local elements [a, b) of piece j;
+// read(k) is local element k. Collective under `split`, local otherwise.
+// O(local elements + pieces).
+template <class T, class Monoid, class Starts, class FoldSub, class Read>
+void global_scan(const placement& w, std::int64_t pieces, const Starts& starts, const FoldSub& fold_sub,
+                 const Read& read, const Monoid& mon, T* out) {
+  const bool last_open = pieces > 0 && !w.last_is_end;
+  std::vector<T> first_values, last_values;
+  if (w.where.spec.splits_segments()) {
+    // The open pieces' sub-piece values first: the continuing piece needs them.
+    for (std::int64_t j : {std::int64_t{0}, pieces - 1}) {
+      if (j < 0 || pieces == 0) continue;
+      const auto sub = [&](std::int64_t a, std::int64_t b) { return fold_sub(j, a, b); };
+      const bool open = j == pieces - 1 && last_open;
+      if (j == 0 && !w.first_is_start) sub_piece_values<T>(w, j, starts(j), starts(j + 1), open, sub, first_values);
+      else if (open) sub_piece_values<T>(w, j, starts(j), starts(j + 1), open, sub, last_values);
+    }
+  }
+  const std::vector<T> before = w.where.spec.splits_segments()
+                                    ? earlier_values(w, pieces, first_values, last_values)
+                                    : std::vector<T>{};
+  vseg::detail::parallel_for(pieces, [&](std::int64_t lo, std::int64_t hi) {
+    std::vector<T> values;
+    for (std::int64_t j = lo; j < hi; ++j) {
+      const bool open = j == pieces - 1 && last_open;
+      const std::int64_t first = starts(j), last = starts(j + 1);
+      const auto sub = [&](std::int64_t a, std::int64_t b) { return fold_sub(j, a, b); };
+      sub_piece_values<T>(w, j, first, last, open, sub, values);
+      // The running fold before each sub-piece: earlier ranks' values, then ours.
+      std::vector<T> chain = j == 0 ? before : std::vector<T>{};
+      constexpr std::int64_t step = tuning::segmented_block;
+      const std::int64_t offset = w.starts[j] - first + w.ids[j];
+      std::int64_t a = first;
+      for (std::size_t i = 0; i < values.size(); ++i) {
+        const std::int64_t next = std::min(last, ((a + offset) / step + 1) * step - offset);
+        T acc = chain.empty() ? mon.identity() : combine_left(chain.data(), chain.size(), mon);
+        for (std::int64_t k = a; k < next; ++k) {
+          const T x = read(k);
+          out[k] = acc;
+          acc = mon(acc, x);
+        }
+        chain.push_back(values[i]);
+        a = next;
+      }
+    }
+  });
 }
 
 }  // namespace vseg::dist::detail
