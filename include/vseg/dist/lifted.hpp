@@ -201,8 +201,8 @@ struct gather_plan {
 
 // [[x[i] | i <- is_k] | k]: lifted indexing into a replicated distributed
 // array, delayed. x replicated: local, no message. x sharded (any contiguous
-// spec; indices name its global elements): one take of the distinct elements
-// named on this rank (the plan, built once per indices array and placement
+// spec; indices name its global elements): this rank's own x entries are
+// copied, and one take fetches the distinct others named here (the plan, built once per indices array and placement
 // of x, is cached in `is`). Throws std::out_of_range on every rank for an
 // index outside x, std::invalid_argument if n is not is's segment count.
 template <class T, class I>
@@ -240,15 +240,26 @@ auto index_l(const replicated<T>& r, const nested<I>& is) {
       detail::agree(where->comm, errs);
       built->slots = idx.slice(0, shape.elements());
     } else {
-      std::vector<std::int64_t> distinct(idx.begin(), idx.begin() + shape.elements());
-      std::sort(distinct.begin(), distinct.end());
-      distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
-      built->fetch.emplace(distribution::from_agreed_offsets(xw->where.first_element, xw->rank), distinct,
-                           where->comm);
-      auto slots = buffer<I>::for_overwrite(shape.elements());
+      // The distinct indices this rank's own x entries do not cover: only
+      // those are fetched; an index into the own entries reads them in place
+      // (slot = its local position), a fetched one after them.
+      const std::int64_t own_first = xw->where.first_element[xw->rank];
+      const std::int64_t own_last = xw->where.first_element[xw->rank + 1];
+      std::vector<std::int64_t> remote;
       for (std::int64_t k = 0; k < shape.elements(); ++k)
-        slots[k] = static_cast<I>(std::lower_bound(distinct.begin(), distinct.end(), std::int64_t{idx[k]}) -
-                                  distinct.begin());
+        if (idx[k] < own_first || idx[k] >= own_last) remote.push_back(idx[k]);
+      std::sort(remote.begin(), remote.end());
+      remote.erase(std::unique(remote.begin(), remote.end()), remote.end());
+      built->fetch.emplace(distribution::from_agreed_offsets(xw->where.first_element, xw->rank), remote,
+                           where->comm);
+      const std::int64_t own = own_last - own_first;
+      auto slots = buffer<I>::for_overwrite(shape.elements());
+      for (std::int64_t k = 0; k < shape.elements(); ++k) {
+        const std::int64_t i = idx[k];
+        slots[k] = static_cast<I>(i >= own_first && i < own_last
+                                      ? i - own_first
+                                      : own + (std::lower_bound(remote.begin(), remote.end(), i) - remote.begin()));
+      }
       built->slots = std::move(slots).freeze();
     }
     cache.emplace_back("gather", built);
@@ -259,10 +270,11 @@ auto index_l(const replicated<T>& r, const nested<I>& is) {
     auto local = vseg::index_l(vseg::replicate(shape.segments(), data), vseg::nested<I>::from_segd(shape, plan->slots));
     return expr<decltype(local)>{where, std::move(local)};
   }
-  // Into a buffer of the library's allocator, which reuses freed blocks: no
-  // zero fill and no fresh pages per product.
-  auto fetched = buffer<T>::for_overwrite(plan->fetch->size());
-  plan->fetch->take(std::span<const T>(data.begin(), data.end()), fetched.span());
+  // This rank's x entries, then the fetched ones, in a buffer of the library's
+  // allocator, which reuses freed blocks: no zero fill, no fresh pages.
+  auto fetched = buffer<T>::for_overwrite(data.size() + plan->fetch->size());
+  std::copy(data.begin(), data.end(), fetched.data());
+  plan->fetch->take(std::span<const T>(data.begin(), data.end()), fetched.span().subspan(data.size()));
   array<T> ghost = std::move(fetched).freeze();
   auto local = vseg::index_l(vseg::replicate(shape.segments(), ghost), vseg::nested<I>::from_segd(shape, plan->slots));
   return expr<decltype(local)>{where, std::move(local)};
