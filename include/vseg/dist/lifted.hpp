@@ -228,7 +228,7 @@ auto index_l(const replicated<T>& r, const nested<I>& is) {
     auto built = std::make_shared<detail::gather_plan<I>>();
     built->source = xw->where;
     built->source_hash = xw->shape_hash;
-    const array<I> idx = is.pieces().blocks().empty() ? array<I>() : is.pieces().blocks()[0];
+    const array<I> idx = detail::nested_access::contiguous(is).second;  // the pieces' indices, in order
     if (local_x) {
       // Checked once, on every rank together; later calls send nothing.
       detail::error_collector errs("dist::index_l", where->rank);

@@ -156,6 +156,7 @@ class nested {
   std::int64_t local_virtual_size() const { return static_cast<std::int64_t>(vsegids_.size()); }
   // Whether virtual segment k is piece k on every rank (no replicate/expand); O(1).
   bool identity_virtual() const { return identity_; }
+  // The communicator every rank of the array is on; O(1).
   MPI_Comm comm() const { return where_->comm; }
 
   // Local: every virtual segment repeated n times in place ([a b] -> [a a b b]
@@ -224,12 +225,13 @@ class nested {
     return vsegid_plan_->take(sum_local_segments());
   }
 
-  // Collective: the same segments under another spec. Equal placements
+  // Collective: the same physical segments under another spec (the result's
+  // virtual segments are its pieces). Equal specs
   // return this array (no message); otherwise the plan (target layout, the
   // lengths and an element-level global_indexer) is built on the first call
   // for `spec` and reused. Throws std::invalid_argument on every rank for a
-  // cyclic source or bad offsets. Cost once planned: one take of the moved
-  // elements (one MPI_Allreduce, one MPI_Alltoallv).
+  // cyclic source or bad offsets. Cost once planned: an MPI_Allreduce on
+  // the spec, then one take of the moved elements (MPI_Allreduce, MPI_Alltoallv).
   nested reshard(const sharding& spec) const { return detail::reshard_impl(*this, spec); }
 
  private:
