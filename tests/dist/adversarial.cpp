@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "helpers.hpp"
+#include "vseg/dist/lifted.hpp"
 
 using namespace vseg::dist;
 using namespace vseg::dist::testing;
@@ -415,6 +416,26 @@ TEST_CASE("every collective operation: one rank's bad input fails the same way o
        [&] {
          const auto n = nested<int>::from_segments(segments, MPI_COMM_WORLD);
          n.take_v(std::vector<std::int64_t>{is_odd() ? -3 : 0});
+       }},
+
+      // ---- sharding and lifted operations (issue 15) ----
+      {"reshard", "another sharding kind", "invalid_argument", {"ranks disagree on the sharding kind"},
+       [&] {
+         const auto n = nested<int>::from_segments(segments, MPI_COMM_WORLD);
+         (void)n.reshard(is_odd() ? sharding::cyclic() : sharding::block());
+       }},
+      {"index_l", "index past x's end", "out_of_range", {odd_rank(), "index " + std::to_string(4 * p)},
+       [&] {
+         const auto x = nested<int>::from_segments(segments, MPI_COMM_WORLD);
+         const auto is = nested<std::int64_t>::from_segments(
+             variable<std::int64_t>{{1}, {is_odd() ? 4 * p : 0}}, MPI_COMM_WORLD);
+         (void)sum_s(index_l(replicate(is.global_segments(), x), is));
+       }},
+      {"pack", "flags of the wrong size", "invalid_argument", {odd_rank(), "flags has size"},
+       [&] {
+         const auto n = nested<int>::from_segments(segments, MPI_COMM_WORLD);
+         const std::size_t size = static_cast<std::size_t>(n.pieces().size()) + (is_odd() ? 1 : 0);
+         (void)pack(n, vseg::array<bool>(std::vector<bool>(size, true)));
        }},
   };
 

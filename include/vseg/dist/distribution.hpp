@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <span>
+#include <utility>
 #include <vector>
 
 namespace vseg::dist {
@@ -28,6 +29,15 @@ class distribution {
   // n_global % nranks ranks owning one more; n_global must be the same on
   // every rank. Cost: O(nranks), one MPI_Allreduce of 4 integers.
   static distribution uniform(std::int64_t n_global, MPI_Comm comm);
+
+  // Local: takes offsets that every rank computed from the same agreed data
+  // (a layout), without checking or communicating. O(1).
+  static distribution from_agreed_offsets(std::vector<std::int64_t> offsets, int rank) {
+    return distribution(std::move(offsets), rank);
+  }
+
+  // No items on one rank (a placeholder until assigned); O(1).
+  distribution() : offsets_{0, 0} {}
 
   // The offsets array, size nranks+1; O(1).
   std::span<const std::int64_t> offsets() const { return offsets_; }

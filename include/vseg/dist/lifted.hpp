@@ -1,0 +1,305 @@
+// Lifted operations on distributed nested arrays: each rank runs the core
+// operation (vseg/nested.hpp) on its pieces, and only what crosses ranks
+// communicates.
+//
+//   map, zip_with         local; zip_with of two arrays on different
+//                         placements throws the same std::invalid_argument on
+//                         every rank (the placements are identical
+//                         everywhere, so no message is needed to agree)
+//   fold_s, sum_s         bit for bit the single-node fold (detail/global_fold.hpp)
+//   index_l(replicate(n, x), is)
+//                         x replicated: local; x sharded: the needed elements
+//                         of x fetched through a gather plan built once per
+//                         (indices, placement of x) and cached
+//   pack                  local, optionally rebalanced (reshard to balanced)
+//
+// The lifted operations work on the pieces one to one, so they need arrays
+// whose virtual segments are their pieces (no replicate/expand of vsegids).
+#pragma once
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "vseg/dist/detail/global_fold.hpp"
+#include "vseg/dist/nested.hpp"
+#include "vseg/nested.hpp"
+
+namespace vseg::dist {
+
+// A lifted expression over distributed arrays: a core nested expression on
+// this rank's pieces and the placement it lives on.
+template <nested_expression E>
+struct expr {
+  using value_type = typename E::value_type;
+  std::shared_ptr<const detail::placement> where;
+  E local;
+};
+
+namespace detail {
+
+// Throws std::invalid_argument (on every rank: the flag is the same on all
+// for an SPMD program) for arrays whose virtual segments are not their pieces.
+template <class T>
+void require_pieces(const nested<T>& xs, const char* operation) {
+  if (!xs.identity_virtual())
+    vseg::detail::throw_invalid(operation, "needs an array whose virtual segments are its pieces (this one was "
+                                           "replicated or expanded: take_v its segments first)");
+}
+
+template <class T>
+expr<vseg::nested<T>> as_expr(const nested<T>& xs, const char* operation) {
+  require_pieces(xs, operation);
+  return {nested_access::where(xs), xs.pieces()};
+}
+template <class E>
+const expr<E>& as_expr(const expr<E>& e, const char*) {
+  return e;
+}
+
+// Throws std::invalid_argument on every rank unless both placements are the same.
+inline void require_same_placement(const placement& a, const placement& b, const char* operation) {
+  if (same_placement(a, b)) return;
+  vseg::detail::throw_invalid(operation, "the operands are placed differently: ", a.where, " (shape hash ",
+                              a.shape_hash, ") and ", b.where, " (shape hash ", b.shape_hash, ")");
+}
+
+}  // namespace detail
+
+// Local: [[f(x) | x <- xs] | xs <- xss] on every rank's pieces; same
+// placement, no message. O(local elements + pieces).
+template <class F, class T>
+auto map(F f, const nested<T>& xss) {
+  detail::require_pieces(xss, "dist::map");
+  auto local = vseg::map(std::move(f), xss.pieces());
+  using U = typename decltype(local)::value_type;
+  return detail::nested_access::make<U>(detail::nested_access::where(xss), std::move(local), xss);
+}
+
+// Local: element-wise f over two distributed arrays or expressions on the
+// same placement, delayed. O(1) to build; throws std::invalid_argument on
+// every rank (no message) if the placements or shapes differ.
+template <class F, class A, class B>
+auto zip_with(F f, const A& a, const B& b) {
+  const auto& ea = detail::as_expr(a, "dist::zip_with");
+  const auto& eb = detail::as_expr(b, "dist::zip_with");
+  detail::require_same_placement(*ea.where, *eb.where, "dist::zip_with");
+  auto local = vseg::zip_with(std::move(f), ea.local, eb.local);
+  return expr<decltype(local)>{ea.where, std::move(local)};
+}
+
+// Local: the expression evaluated into a distributed array. O(local elements).
+template <class E>
+nested<typename E::value_type> materialize(const expr<E>& e, const nested<typename E::value_type>& like) {
+  return detail::nested_access::make<typename E::value_type>(e.where, vseg::nested<typename E::value_type>(e.local), like);
+}
+
+// Per segment, the fold with the monoid, the same bits as vseg::fold_s on
+// the whole array on one node. The result has one element per segment,
+// held by the rank that finishes the segment (its pieces' order). Local
+// unless the spec is `split` (then one MPI_Allgather and one
+// MPI_Allgatherv). O(local elements + pieces).
+template <class A, class Monoid>
+array<typename A::value_type> fold_s(const A& a, const Monoid& mon) {
+  using T = typename A::value_type;
+  const auto& e = detail::as_expr(a, "dist::fold_s");
+  using access = vseg::detail::expression_access;
+  const segd s = e.local.shape();
+  const auto starts = [&](std::int64_t j) { return j < s.segments() ? s.start(j) : s.elements(); };
+  vseg::detail::first_bad bad;
+  array<T> out;
+  if constexpr (flat_expression<std::remove_cvref_t<decltype(e.local)>>) {
+    if (e.local.flat()) {
+      const auto read = access::flat_cursor(e.local, &bad);
+      out = detail::global_fold<T>(
+          *e.where, s.segments(), starts,
+          [&](std::int64_t, std::int64_t lo, std::int64_t hi) {
+            return vseg::detail::fold_range_by<T>(read, lo, hi, mon.identity(), mon);
+          },
+          mon);
+      if (bad.any()) vseg::detail::throw_expression_error(e.local, bad.position());
+      return out;
+    }
+  }
+  out = detail::global_fold<T>(
+      *e.where, s.segments(), starts,
+      [&](std::int64_t j, std::int64_t lo, std::int64_t hi) {
+        const std::int64_t base = s.start(j);
+        const auto c = access::cursor(e.local, j, &bad, base);
+        return vseg::detail::fold_range_by<T>([&](std::int64_t k) { return c(k - base); }, lo, hi,
+                                              mon.identity(), mon);
+      },
+      mon);
+  if (bad.any()) vseg::detail::throw_expression_error(e.local, bad.position());
+  return out;
+}
+
+// Per segment, the sum; as fold_s with plus. O(local elements + pieces).
+template <class A>
+array<typename A::value_type> sum_s(const A& a) {
+  return fold_s(a, plus<typename A::value_type>{});
+}
+
+// Per segment, the exclusive scan with the monoid, the same bits as
+// vseg::scan_s on the whole array on one node; same placement. Local unless
+// the spec is `split` (then one MPI_Allgather and one MPI_Allgatherv).
+// O(local elements + pieces).
+template <class T, class Monoid>
+nested<T> scan_s(const nested<T>& xs, const Monoid& mon) {
+  detail::require_pieces(xs, "dist::scan_s");
+  const vseg::nested<T>& local = xs.pieces();
+  const auto [lengths, data] = detail::nested_access::contiguous(xs);
+  const T* d = data.data();
+  std::vector<std::int64_t> starts(static_cast<std::size_t>(lengths.size()) + 1, 0);
+  for (std::int64_t j = 0; j < lengths.size(); ++j) starts[j + 1] = starts[j] + lengths[j];
+  const auto read = [d](std::int64_t k) { return d[k]; };
+  auto out = buffer<T>::for_overwrite(data.size());
+  detail::global_scan<T>(
+      *detail::nested_access::where(xs), local.size(), [&](std::int64_t j) { return starts[j]; },
+      [&](std::int64_t, std::int64_t lo, std::int64_t hi) {
+        return vseg::detail::fold_range_by<T>(read, lo, hi, mon.identity(), mon);
+      },
+      read, mon, out.data());
+  return detail::nested_access::make<T>(detail::nested_access::where(xs),
+                                        vseg::nested<T>::from_lengths(lengths, std::move(out).freeze()), xs);
+}
+
+// [x, x, ..., x] (n times), x being a whole distributed array's elements:
+// names x, copies nothing, sends nothing. O(1).
+template <class T>
+struct replicated {
+  std::int64_t n;
+  nested<T> x;
+};
+template <class T>
+replicated<T> replicate(std::int64_t n, const nested<T>& x) {
+  if (n < 0) vseg::detail::throw_invalid("dist::replicate", "negative count ", n);
+  return {n, x};
+}
+
+namespace detail {
+
+// The gather plan of index_l: the distinct global elements of x the local
+// indices name, the global_indexer that fetches them, and the indices
+// renumbered into that list.
+template <class I>
+struct gather_plan {
+  shard_layout source;
+  std::uint64_t source_hash;
+  std::optional<global_indexer> fetch;
+  array<I> slots;
+};
+
+}  // namespace detail
+
+// [[x[i] | i <- is_k] | k]: lifted indexing into a replicated distributed
+// array, delayed. x replicated: local, no message. x sharded (any contiguous
+// spec; indices name its global elements): this rank's own x entries are
+// copied, and one take fetches the distinct others named here (the plan, built once per indices array and placement
+// of x, is cached in `is`). Throws std::out_of_range on every rank for an
+// index outside x, std::invalid_argument if n is not is's segment count.
+template <class T, class I>
+auto index_l(const replicated<T>& r, const nested<I>& is) {
+  detail::require_pieces(is, "dist::index_l");
+  const auto& where = detail::nested_access::where(is);
+  if (r.n != is.global_segments())
+    vseg::detail::throw_invalid("dist::index_l", "replicate(", r.n, ", x) against ", is.global_segments(),
+                                " segments of indices");
+  const auto xw = detail::nested_access::where(r.x);
+  const segd shape = is.pieces().shape();
+  const bool local_x = xw->where.spec.type() == sharding::kind::replicated;
+  if (!local_x && !xw->where.spec.contiguous())
+    vseg::detail::throw_invalid("dist::index_l", "x is sharded ", xw->where.spec, ": replicate or reshard it first");
+  auto& cache = detail::nested_access::plans(is);
+  std::shared_ptr<const detail::gather_plan<I>> plan;
+  for (const auto& [name, stored] : cache)
+    if (name == "gather") {
+      auto candidate = std::static_pointer_cast<const detail::gather_plan<I>>(stored);
+      if (candidate->source == xw->where && candidate->source_hash == xw->shape_hash) plan = candidate;
+    }
+  if (!plan) {
+    auto built = std::make_shared<detail::gather_plan<I>>();
+    built->source = xw->where;
+    built->source_hash = xw->shape_hash;
+    const array<I> idx = detail::nested_access::contiguous(is).second;  // the pieces' indices, in order
+    if (local_x) {
+      // Checked once, on every rank together; later calls send nothing.
+      detail::error_collector errs("dist::index_l", where->rank);
+      for (std::int64_t k = 0; k < shape.elements(); ++k)
+        if (idx[k] < 0 || idx[k] >= xw->where.elements) {
+          errs.out_of_range("index ", idx[k], " at position ", k, " outside x's ", xw->where.elements, " elements");
+          break;
+        }
+      detail::agree(where->comm, errs);
+      built->slots = idx.slice(0, shape.elements());
+    } else {
+      // The distinct indices this rank's own x entries do not cover: only
+      // those are fetched; an index into the own entries reads them in place
+      // (slot = its local position), a fetched one after them.
+      const std::int64_t own_first = xw->where.first_element[xw->rank];
+      const std::int64_t own_last = xw->where.first_element[xw->rank + 1];
+      std::vector<std::int64_t> remote;
+      for (std::int64_t k = 0; k < shape.elements(); ++k)
+        if (idx[k] < own_first || idx[k] >= own_last) remote.push_back(idx[k]);
+      std::sort(remote.begin(), remote.end());
+      remote.erase(std::unique(remote.begin(), remote.end()), remote.end());
+      built->fetch.emplace(distribution::from_agreed_offsets(xw->where.first_element, xw->rank), remote,
+                           where->comm);
+      const std::int64_t own = own_last - own_first;
+      auto slots = buffer<I>::for_overwrite(shape.elements());
+      for (std::int64_t k = 0; k < shape.elements(); ++k) {
+        const std::int64_t i = idx[k];
+        slots[k] = static_cast<I>(i >= own_first && i < own_last
+                                      ? i - own_first
+                                      : own + (std::lower_bound(remote.begin(), remote.end(), i) - remote.begin()));
+      }
+      built->slots = std::move(slots).freeze();
+    }
+    cache.emplace_back("gather", built);
+    plan = built;
+  }
+  const auto [lengths, data] = detail::nested_access::contiguous(r.x);
+  if (local_x) {
+    auto local = vseg::index_l(vseg::replicate(shape.segments(), data), vseg::nested<I>::from_segd(shape, plan->slots));
+    return expr<decltype(local)>{where, std::move(local)};
+  }
+  // This rank's x entries, then the fetched ones, in a buffer of the library's
+  // allocator, which reuses freed blocks: no zero fill, no fresh pages.
+  auto fetched = buffer<T>::for_overwrite(data.size() + plan->fetch->size());
+  std::copy(data.begin(), data.end(), fetched.data());
+  plan->fetch->take(std::span<const T>(data.begin(), data.end()), fetched.span().subspan(data.size()));
+  array<T> ghost = std::move(fetched).freeze();
+  auto local = vseg::index_l(vseg::replicate(shape.segments(), ghost), vseg::nested<I>::from_segd(shape, plan->slots));
+  return expr<decltype(local)>{where, std::move(local)};
+}
+
+// The virtual segments whose flag is true (flags: one per local piece),
+// then, with rebalance::yes, resharded to `balanced`. Collective (the new
+// placement: one MPI_Allgather, one MPI_Allreduce). O(local segments).
+enum class rebalance { no, yes };
+template <class T>
+nested<T> pack(const nested<T>& xs, const array<bool>& flags, rebalance again = rebalance::no) {
+  detail::require_pieces(xs, "dist::pack");
+  if (xs.spec().splits_segments() || !xs.spec().contiguous())
+    vseg::detail::throw_invalid("dist::pack", "needs whole segments in contiguous blocks, not ", xs.spec());
+  detail::error_collector errs("dist::pack", detail::nested_access::where(xs)->rank);
+  if (flags.size() != xs.pieces().size())
+    errs.invalid("flags has size ", flags.size(), " but this rank holds ", xs.pieces().size(), " segments");
+  detail::agree(xs.comm(), errs);
+  // The kept segments as pieces of their own (culled, identity): no element copied.
+  const vseg::nested<T> packed = vseg::pack(xs.pieces(), flags).cull();
+  auto kept = nested<T>::from_local(
+      vseg::nested<T>::from_vsegd_unchecked({packed.blocks().begin(), packed.blocks().end()},
+                                            vsegd::identity(packed.descriptor().scattered())),
+      xs.comm());
+  return again == rebalance::yes ? kept.reshard(sharding::balanced()) : kept;
+}
+
+}  // namespace vseg::dist

@@ -1,0 +1,313 @@
+// Tests of the distributed nested array on the core types: conversion to and
+// from vseg::nested without copying, sharding specs and reshard, lifted
+// operations (map, zip_with, fold_s/sum_s bit for bit the single-node fold,
+// index_l of a replicated array, pack), and the MPI traffic of each, counted
+// through the PMPI layer (pmpi_count.cpp).
+#include <doctest/doctest.h>
+
+#include <cstring>
+#include <functional>
+#include <random>
+#include <sstream>
+
+#include "helpers.hpp"
+#include "pmpi_count.hpp"
+#include "vseg/dist/lifted.hpp"
+
+using namespace vseg::dist;
+using namespace vseg::dist::testing;
+
+namespace {
+
+// The global array every rank can rebuild: small segments, a few of a few
+// thousand elements and one giant one that spans several fold blocks.
+struct global_array {
+  std::vector<std::int64_t> lengths;
+  std::vector<double> data;
+};
+
+global_array make_global() {
+  global_array g;
+  std::mt19937_64 rng(42);
+  for (int s = 0; s < 300; ++s) {
+    std::int64_t len = static_cast<std::int64_t>(rng() % 40);
+    if (s % 97 == 5) len = 5000 + static_cast<std::int64_t>(rng() % 3000);
+    if (s == 150) len = 3 * vseg::tuning::segmented_block + 1234;
+    g.lengths.push_back(len);
+  }
+  // Empty segments at the end start at N: every spec must still place them.
+  for (int s = 0; s < 3; ++s) g.lengths.push_back(0);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  for (auto len : g.lengths)
+    for (std::int64_t k = 0; k < len; ++k) g.data.push_back(u(rng) * std::ldexp(1.0, static_cast<int>(rng() % 20)));
+  return g;
+}
+
+// Rank r holds the segments [first, last) of g, cut as equal segment counts.
+nested<double> distribute(const global_array& g) {
+  const auto m = static_cast<std::int64_t>(g.lengths.size());
+  const std::int64_t first = m * rank() / nranks(), last = m * (rank() + 1) / nranks();
+  std::int64_t at = 0;
+  for (std::int64_t s = 0; s < first; ++s) at += g.lengths[s];
+  variable<double> mine;
+  for (std::int64_t s = first; s < last; ++s) {
+    mine.counts.push_back(g.lengths[s]);
+    mine.data.insert(mine.data.end(), g.data.begin() + at, g.data.begin() + at + g.lengths[s]);
+    at += g.lengths[s];
+  }
+  return nested<double>::from_segments(std::move(mine), MPI_COMM_WORLD);
+}
+
+std::uint64_t bits(double x) {
+  std::uint64_t b = 0;
+  std::memcpy(&b, &x, sizeof b);
+  return b;
+}
+
+// Every rank's (segment id, result) pairs, in rank order.
+std::vector<std::pair<std::int64_t, double>> gather_results(const vseg::array<std::int64_t>& ids,
+                                                            const vseg::array<double>& values) {
+  std::vector<std::int64_t> id_list(ids.begin(), ids.begin() + values.size());
+  std::vector<double> value_list(values.begin(), values.end());
+  auto all_ids = allgather(id_list);
+  auto all_values = allgather(value_list);
+  std::vector<std::pair<std::int64_t, double>> result;
+  for (int r = 0; r < nranks(); ++r)
+    for (std::size_t k = 0; k < all_ids[r].size(); ++k) result.emplace_back(all_ids[r][k], all_values[r][k]);
+  return result;
+}
+
+std::vector<sharding> all_specs(std::int64_t m) {
+  std::vector<std::int64_t> offsets(static_cast<std::size_t>(nranks()) + 1, m);
+  offsets[0] = 0;
+  for (int r = 1; r < nranks(); ++r) offsets[r] = std::min<std::int64_t>(m, 7 * r * r);
+  return {sharding::block(), sharding::balanced(), sharding::cyclic(), sharding::offsets(offsets), sharding::split(),
+          sharding::replicated()};
+}
+
+}  // namespace
+
+TEST_CASE("specs are printable and comparable values") {
+  CHECK(sharding::block().to_string() == "block");
+  CHECK(sharding::offsets({0, 3, 7}).to_string() == "offsets{0,3,7}");
+  std::ostringstream out;
+  out << sharding::split() << ' ' << sharding::replicated() << ' ' << sharding::cyclic() << ' ' << sharding::balanced();
+  CHECK(out.str() == "split replicated cyclic balanced");
+  CHECK(sharding::offsets({0, 3}) == sharding::offsets({0, 3}));
+  CHECK_FALSE(sharding::offsets({0, 3}) == sharding::offsets({0, 4}));
+  CHECK_FALSE(sharding::block() == sharding::balanced());
+}
+
+TEST_CASE("from_local and local convert without copying; replicate and expand send nothing") {
+  const auto core = vseg::nested<double>::from({{1.0, 2.0}, {}, {3.0 + rank()}});
+  const auto xs = nested<double>::from_local(core, MPI_COMM_WORLD);
+  CHECK(xs.pieces().blocks()[0].data() == core.blocks()[0].data());
+  CHECK(xs.local().blocks()[0].data() == core.blocks()[0].data());
+  CHECK(xs.global_segments() == 3 * nranks());
+  CHECK(xs.vsegids()[0] == 3 * rank());
+  // A core array with replicated virtual segments keeps them.
+  const auto twice = vseg::replicate(2, vseg::array<double>{5.0, 6.0});
+  const auto ys = nested<double>::from_local(twice, MPI_COMM_WORLD);
+  CHECK(ys.local().size() == 2);
+  CHECK(ys.local().blocks()[0].data() == twice.blocks()[0].data());
+  CHECK(ys.vsegids()[1] == rank());
+
+  reset_traffic();
+  const auto more = xs.replicate(3);
+  const auto some = xs.expand(std::vector<std::int64_t>{0, 2, 1});
+  CHECK(counted_traffic().calls == 0);
+  CHECK(more.pieces().blocks()[0].data() == core.blocks()[0].data());
+  CHECK(some.local().size() == 3);
+  CHECK(some.local()[0].data() == core[1].data());
+  if (nranks() > 1) {
+    const auto far = nested<double>(variable<double>{{1}, {1.0}}, {(rank() + 1) % nranks()}, MPI_COMM_WORLD);
+    CHECK_THROWS_AS((void)far.local(), std::out_of_range);
+  }
+}
+
+TEST_CASE("reshard to every spec keeps the elements; plans are cached; equal specs send nothing") {
+  const auto g = make_global();
+  const auto xs = distribute(g);
+  const auto m = static_cast<std::int64_t>(g.lengths.size());
+  std::vector<std::int64_t> starts{0};
+  for (auto len : g.lengths) starts.push_back(starts.back() + len);
+  for (const auto& spec : all_specs(m)) {
+    CAPTURE(spec);
+    const auto ys = xs.reshard(spec);
+    CHECK(ys.spec() == spec);
+    // Every piece holds the global elements it claims.
+    const auto& p = ys.pieces();
+    for (std::int64_t k = 0; k < p.size(); ++k) {
+      const std::int64_t id = ys.piece_ids()[k];
+      const auto piece = p[k];
+      const std::int64_t first = spec.splits_segments() ? std::max(starts[id], ys.placement().first_element[rank()])
+                                                        : starts[id];
+      REQUIRE(first + static_cast<std::int64_t>(piece.size()) <= starts[id + 1]);
+      CHECK(std::equal(piece.begin(), piece.end(), g.data.begin() + first));
+    }
+    // Every segment once (every rank for replicated), and back to block.
+    std::int64_t held = p.size(), total = 0;
+    MPI_Allreduce(&held, &total, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+    if (spec == sharding::replicated()) CHECK(total == m * nranks());
+    else if (!spec.splits_segments()) CHECK(total == m);
+    if (spec != sharding::cyclic()) {
+      const auto back = ys.reshard(sharding::block());
+      const auto again = xs.reshard(sharding::block());
+      CHECK(vseg::to_vectors(back.pieces()) == vseg::to_vectors(again.pieces()));
+    }
+  }
+
+  // Equal specs: the array itself, no message.
+  reset_traffic();
+  const auto same = xs.reshard(xs.spec());
+  CHECK(counted_traffic().calls == 0);
+  CHECK(same.pieces().blocks()[0].data() == xs.pieces().blocks()[0].data());
+
+  // A planned reshard: one agreement on the spec, then the take (its check and
+  // one Alltoallv carrying exactly the elements that change rank).
+  (void)xs.reshard(sharding::split());
+  reset_traffic();
+  const auto ys = xs.reshard(sharding::split());
+  auto t = counted_traffic();
+  CHECK(t.calls == 3);
+  CHECK(t.by_function["MPI_Allreduce"].first == 2);
+  CHECK(t.by_function["MPI_Alltoallv"].first == 1);
+  const auto& from = xs.placement().first_element;
+  const auto& to = ys.placement().first_element;
+  std::int64_t leaving = 0;
+  for (int r = 0; r < nranks(); ++r)
+    if (r != rank())
+      leaving += std::max<std::int64_t>(0, std::min(from[rank() + 1], to[r + 1]) - std::max(from[rank()], to[r]));
+  CHECK(t.by_function["MPI_Alltoallv"].second == leaving * static_cast<std::int64_t>(sizeof(double)));
+}
+
+TEST_CASE("sum_s, fold_s and scan_s: the bits of the single-node fold on every spec and rank count") {
+  const auto g = make_global();
+  const auto whole = vseg::nested<double>::from_lengths(vseg::array<std::int64_t>(g.lengths), vseg::array<double>(g.data));
+  const auto serial = vseg::sum_s(whole);
+  const auto serial_max = vseg::fold_s(whole, vseg::maximum<double>{});
+  const auto serial_scan = vseg::scan_s(whole);
+  const auto xs = distribute(g);
+  const auto m = static_cast<std::int64_t>(g.lengths.size());
+  for (const auto& spec : all_specs(m)) {
+    if (spec == sharding::replicated()) continue;
+    CAPTURE(spec);
+    const auto ys = xs.reshard(spec);
+    const auto sums = gather_results(ys.piece_ids(), sum_s(ys));
+    REQUIRE(static_cast<std::int64_t>(sums.size()) == m);
+    std::int64_t differ = 0;
+    for (const auto& [id, value] : sums) differ += bits(value) != bits(serial[id]);
+    CHECK(differ == 0);
+    const auto maxima = gather_results(ys.piece_ids(), fold_s(ys, vseg::maximum<double>{}));
+    for (const auto& [id, value] : maxima) CHECK(bits(value) == bits(serial_max[id]));
+    // scan_s: every element of every piece at its global position.
+    const auto scanned = scan_s(ys, vseg::plus<double>{});
+    CHECK(scanned.spec() == spec);
+    std::int64_t scan_differ = 0;
+    for (std::int64_t k = 0; k < scanned.pieces().size(); ++k) {
+      const auto piece = scanned.pieces()[k];
+      for (std::size_t e = 0; e < piece.size(); ++e)
+        scan_differ += bits(piece[e]) != bits(serial_scan.blocks()[0][ys.piece_starts()[k] + static_cast<std::int64_t>(e)]);
+    }
+    CHECK(scan_differ == 0);
+  }
+}
+
+TEST_CASE("map and zip_with are local; different placements fail on every rank alike") {
+  const auto g = make_global();
+  const auto xs = distribute(g).reshard(sharding::balanced());
+  const auto ones = map([](double) { return 1.0; }, xs);
+  reset_traffic();
+  const auto doubled = map([](double x) { return 2 * x; }, xs);
+  const auto sums = sum_s(zip_with(std::plus<>{}, doubled, xs));
+  const auto counts = sum_s(ones);
+  auto t = counted_traffic();
+  CHECK(t.calls == 0);
+  CHECK(t.bytes == 0);
+  for (std::int64_t k = 0; k < xs.pieces().size(); ++k)
+    CHECK(counts[k] == static_cast<double>(xs.pieces().length(k)));
+  CHECK(sums.size() == xs.pieces().size());
+
+  const auto other = distribute(g).reshard(sharding::cyclic());
+  std::string message;
+  try {
+    (void)zip_with(std::plus<>{}, other, xs);
+  } catch (const std::invalid_argument& e) {
+    message = e.what();
+  }
+  CHECK(message.find("placed differently") != std::string::npos);
+  const auto messages = allgather(std::vector<char>(message.begin(), message.end()));
+  for (const auto& m : messages) CHECK(std::string(m.begin(), m.end()) == message);
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
+TEST_CASE("index_l(replicate(n, x), is): x replicated sends nothing; x sharded uses a cached gather plan") {
+  const std::int64_t n = 1000;
+  std::vector<double> values(static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i) values[static_cast<std::size_t>(i)] = 0.5 * static_cast<double>(i) - 7.0;
+  // x as one segment of n elements on rank 0, then sharded by elements.
+  variable<double> x_local;
+  if (rank() == 0) x_local = variable<double>{{n}, values};
+  const auto x0 = nested<double>::from_segments(std::move(x_local), MPI_COMM_WORLD);
+  const auto x_split = x0.reshard(sharding::split());
+  const auto x_everywhere = x0.reshard(sharding::replicated());
+  // Indices: 20 segments per rank of 0..9 indices each.
+  auto rng = rng_for(7, rank());
+  variable<std::int64_t> idx;
+  for (int s = 0; s < 20; ++s) {
+    const auto len = static_cast<std::int64_t>(rng() % 10);
+    idx.counts.push_back(len);
+    for (std::int64_t k = 0; k < len; ++k) idx.data.push_back(static_cast<std::int64_t>(rng() % n));
+  }
+  const auto is = nested<std::int64_t>::from_segments(idx, MPI_COMM_WORLD);
+  const auto vals = map([](std::int64_t i) { return 1.0 + static_cast<double>(i % 3); }, is);
+  std::vector<double> expected;
+  std::int64_t at = 0;
+  for (auto len : idx.counts) {
+    double sum = 0;
+    for (std::int64_t k = at; k < at + len; ++k) sum += (1.0 + static_cast<double>(idx.data[k] % 3)) * values[idx.data[k]];
+    expected.push_back(sum);
+    at += len;
+  }
+  for (const auto* x : {&x_split, &x_everywhere}) {
+    CAPTURE(x->spec());
+    const auto spmv = [&] {
+      return sum_s(zip_with(std::multiplies<>{}, vals, index_l(replicate(is.global_segments(), *x), is)));
+    };
+    const auto first = spmv();
+    reset_traffic();
+    const auto second = spmv();
+    auto t = counted_traffic();
+    CHECK(std::vector<double>(second.begin(), second.end()) == expected);
+    CHECK(std::vector<double>(first.begin(), first.end()) == expected);
+    if (x->spec() == sharding::replicated()) CHECK(t.calls == 0);
+    else CHECK((t.calls == 2 && t.by_function["MPI_Alltoallv"].first == 1));
+  }
+  // An index outside x: the same out_of_range on every rank.
+  variable<std::int64_t> bad{{1}, {rank() == nranks() - 1 ? n : 0}};
+  const auto bad_is = nested<std::int64_t>::from_segments(bad, MPI_COMM_WORLD);
+  for (const auto* x : {&x_split, &x_everywhere})
+    CHECK_THROWS_AS((void)index_l(replicate(bad_is.global_segments(), *x), bad_is), std::out_of_range);
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
+TEST_CASE("pack keeps the flagged segments, rebalanced on request") {
+  const auto g = make_global();
+  const auto xs = distribute(g);
+  std::vector<bool> keep;
+  for (std::int64_t k = 0; k < xs.pieces().size(); ++k) keep.push_back(xs.piece_ids()[k] % 3 == 0);
+  const auto flags = vseg::array<bool>(keep);
+  const auto kept = pack(xs, flags);
+  const auto balanced = pack(xs, flags, rebalance::yes);
+  CHECK(balanced.spec() == sharding::balanced());
+  std::int64_t expected = 0, got = 0, local = balanced.pieces().size();
+  for (std::size_t s = 0; s < g.lengths.size(); s += 3) ++expected;
+  MPI_Allreduce(&local, &got, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+  CHECK(got == expected);
+  CHECK(kept.pieces().size() == static_cast<std::int64_t>(std::count(keep.begin(), keep.end(), true)));
+  // No element copied: the first kept segment is the original's storage.
+  const auto first_kept = std::find(keep.begin(), keep.end(), true) - keep.begin();
+  if (kept.pieces().size() > 0) CHECK(kept.pieces()[0].data() == xs.pieces()[first_kept].data());
+  CHECK_THROWS_AS((void)pack(xs, vseg::array<bool>(std::vector<bool>(rank() == 0 ? 1 : keep.size(), true))),
+                  std::invalid_argument);
+}
