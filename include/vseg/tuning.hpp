@@ -82,7 +82,8 @@ inline constexpr std::int64_t merge_piece = 65536;
 // (detail/hash_buckets.hpp) spread their input into buckets of at least
 // about dedup_bucket values, at most 2^dedup_max_bucket_bits buckets (as
 // many scatter streams as a radix pass: 2048 buckets spread 10^7 values
-// in 89 ms of CPU time, 256 in 59; notes/algorithms.md), each
+// in 89 ms of CPU time, 256 in 59; the end-to-end A/B is still open,
+// notes/algorithms.md), each
 // scanned with a private table that starts at dedup_table_start slots and
 // doubles when half full.
 inline constexpr std::int64_t dedup_bucket = 8192;
