@@ -3,6 +3,7 @@
 //
 //   bench_sort [n] [rounds]        (defaults 10^7 and 9)
 //   VSEG_BENCH_QUICK=1 bench_sort  (n = 10^5, 2 rounds: the smoke run)
+//   VSEG_BENCH_ONLY=remove bench_sort   (only problems whose name contains it)
 //
 // Each round runs every contender of a problem once, starting from a
 // different one each round; the report gives per contender the median, min
@@ -43,6 +44,8 @@ double median(std::vector<double> v) {
 
 // Runs the contenders `rounds` times, interleaved, and prints one line each.
 void measure(const std::string& problem, std::int64_t n, int rounds, const std::vector<contender>& cs) {
+  const char* only = std::getenv("VSEG_BENCH_ONLY");
+  if (only != nullptr && problem.find(only) == std::string::npos) return;
   std::vector<std::vector<double>> ms(cs.size());
   for (int r = 0; r < rounds; ++r) {
     for (std::size_t k = 0; k < cs.size(); ++k) {

@@ -57,15 +57,13 @@ void mark_first_occurrences(const T* xs, std::int64_t n, bool* keep) {
       n, [xs](std::int64_t i) { return key_hash(xs[i]); },
       [xs](std::int64_t i) { return item{xs[i], static_cast<I>(i)}; }, s);
   parallel_for(layout.buckets, 1, [&](std::int64_t lo, std::int64_t hi) {
-    bucket_table<I> table;
+    bucket_table<T, I> table;
     for (std::int64_t d = lo; d < hi; ++d) {
       const item* first = s + layout.starts[static_cast<std::size_t>(d)];
       const std::int64_t len = layout.starts[static_cast<std::size_t>(d + 1)] - layout.starts[static_cast<std::size_t>(d)];
-      table.reset(len);
+      table.reset();
       for (std::int64_t k = 0; k < len; ++k) {
-        const auto at = table.find_or_add(key_hash(first[k].value), static_cast<I>(k), [&](I j) {
-          return key_equal{}(first[j].value, first[k].value);
-        });
+        const I at = table.find_or_add(key_hash(first[k].value), first[k].value, static_cast<I>(k));
         keep[first[k].position] = at == static_cast<I>(k);
       }
     }

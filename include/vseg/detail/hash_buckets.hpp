@@ -93,36 +93,57 @@ bucket_layout spread_by_hash(std::int64_t n, const Hash& hash, const Make& make,
   return layout;
 }
 
-// A private open-addressing table of positions (in one bucket) for
-// scanning a bucket: find_or_add(hash, k, same) returns the position of an
-// earlier item that same(position) says has item k's key, or adds k and
-// returns k. Reused across buckets by one task.
-template <class I>
+// A private open-addressing table of (key, position) for scanning one
+// bucket: find_or_add(hash, key, k) returns the position stored with an
+// equal key, or stores (key, k) and returns k. The keys live in the slots,
+// so a probe reads one cache line, not the bucket's items. It starts at
+// tuning::dedup_table_start slots and doubles before it is half full, so
+// it stays near twice the bucket's distinct keys and in the cache. Reused
+// across buckets by one task.
+template <class K, class I>
 class bucket_table {
  public:
-  void reset(std::int64_t items) {
-    const std::uint64_t size = std::bit_ceil(static_cast<std::uint64_t>(2 * items + 2));
-    mask_ = size - 1;
-    slots_.assign(size, empty);
+  void reset() {
+    slots_.assign(static_cast<std::size_t>(tuning::dedup_table_start), slot{K{}, empty});
+    mask_ = slots_.size() - 1;
+    entries_ = 0;
   }
-  template <class Same>
-  I find_or_add(std::uint64_t hash, I k, const Same& same) {
+  I find_or_add(std::uint64_t hash, const K& key, I k) {
+    if (2 * (entries_ + 1) > slots_.size()) grow();
     std::uint64_t h = hash & mask_;
     for (;;) {
-      const I at = slots_[h];
-      if (at == empty) {
-        slots_[h] = k;
-        return k;
-      }
-      if (same(at)) return at;
+      const slot& at = slots_[h];
+      if (at.position == empty) break;
+      if (key_equal{}(at.key, key)) return at.position;
       h = (h + 1) & mask_;
     }
+    slots_[h] = slot{key, k};
+    ++entries_;
+    return k;
   }
 
  private:
+  struct slot {
+    K key;
+    I position;
+  };
+
+  void grow() {
+    std::vector<slot> old(2 * slots_.size(), slot{K{}, empty});
+    old.swap(slots_);
+    mask_ = slots_.size() - 1;
+    for (const slot& at : old) {
+      if (at.position == empty) continue;
+      std::uint64_t h = key_hash(at.key) & mask_;
+      while (slots_[h].position != empty) h = (h + 1) & mask_;
+      slots_[h] = at;
+    }
+  }
+
   static constexpr I empty = std::numeric_limits<I>::max();
-  std::vector<I> slots_;
+  std::vector<slot> slots_;
   std::uint64_t mask_ = 0;
+  std::size_t entries_ = 0;
 };
 
 // A key with its running fold, spread into a bucket.
@@ -147,17 +168,15 @@ std::pair<array<K>, array<V>> hash_reduce(const K* keys, std::int64_t n, const V
   // item, which the scan has already read.
   std::vector<std::int64_t> distinct(static_cast<std::size_t>(layout.buckets + 1), 0);
   parallel_for(layout.buckets, 1, [&](std::int64_t lo, std::int64_t hi) {
-    bucket_table<std::uint32_t> table;
+    bucket_table<K, std::uint32_t> table;
     for (std::int64_t d = lo; d < hi; ++d) {
       item* first = s + layout.starts[static_cast<std::size_t>(d)];
       const std::int64_t len = layout.starts[static_cast<std::size_t>(d + 1)] - layout.starts[static_cast<std::size_t>(d)];
-      table.reset(len);
+      table.reset();
       std::uint32_t count = 0;
       for (std::int64_t k = 0; k < len; ++k) {
         const item x = first[k];
-        const std::uint32_t at = table.find_or_add(key_hash(x.key), count, [&](std::uint32_t j) {
-          return key_equal{}(first[j].key, x.key);
-        });
+        const std::uint32_t at = table.find_or_add(key_hash(x.key), x.key, count);
         if (at == count) first[count++] = item{x.key, m(m.identity(), x.value)};
         else first[at].value = m(first[at].value, x.value);
       }
