@@ -4,10 +4,13 @@
 // innermost message, and HDF5's error stack is never printed.
 #include "vseg/hdf5/file.hpp"
 
+#include "chunk_read.hpp"
+
 #include <fcntl.h>
 #include <hdf5.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
@@ -353,6 +356,7 @@ struct reader::state {
   std::int64_t depth = 0;
   handle file;
   std::vector<handle> offsets, values, value_types;
+  std::vector<bool> offsets_direct, values_direct;  // readable by detail::read_chunks_direct
   std::vector<std::int64_t> segments;
   std::vector<field> fields;
   std::int64_t elements = 0;
@@ -371,9 +375,38 @@ struct reader::state {
     return d;
   }
 
+  int fd = -1;  // the sec2 driver's descriptor, for posix_fadvise
+
+  void prefetch(hid_t dataset, std::int64_t begin, std::int64_t end) const {
+    if (fd < 0 || end <= begin) return;
+    haddr_t run_start = HADDR_UNDEF, run_end = 0;
+    auto flush = [&] {
+      if (run_start != HADDR_UNDEF)
+        ::posix_fadvise(fd, static_cast<off_t>(run_start), static_cast<off_t>(run_end - run_start), POSIX_FADV_WILLNEED);
+    };
+    for (hsize_t c = static_cast<hsize_t>(begin) / chunk_elements; c <= static_cast<hsize_t>(end - 1) / chunk_elements; ++c) {
+      const hsize_t offset = c * chunk_elements;
+      unsigned mask = 0;
+      haddr_t addr = HADDR_UNDEF;
+      hsize_t size = 0;
+      if (H5Dget_chunk_info_by_coord(dataset, &offset, &mask, &addr, &size) < 0 || addr == HADDR_UNDEF) {
+        H5Eclear2(H5E_DEFAULT);
+        continue;
+      }
+      if (addr != run_end) {
+        flush();
+        run_start = addr;
+      }
+      run_end = addr + size;
+    }
+    flush();
+  }
+
   void read(hid_t dataset, const std::string& name, hid_t mem_type, std::int64_t begin, std::int64_t end,
-            void* out) const {
+            void* out, bool direct = false) const {
     if (end <= begin) return;
+    if (direct && detail::read_chunks_direct(dataset, chunk_elements, H5Tget_size(mem_type), begin, end, out)) return;
+    H5Eclear2(H5E_DEFAULT);
     const hsize_t start = static_cast<hsize_t>(begin), n = static_cast<hsize_t>(end - begin);
     handle fspace(H5Dget_space(dataset), H5Sclose);
     handle mspace(H5Screate_simple(1, &n, nullptr), H5Sclose);
@@ -397,6 +430,12 @@ reader::reader(std::string path) : s_(new state) {
   }
   s.file = handle(H5Fopen(s.path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
   if (!s.file.valid()) fail("read", s.path, "", "cannot open (truncated or corrupt file?): ", hdf5_detail());
+  // Blocked reads walk the file front to back: a larger kernel read-ahead.
+  void* vfd = nullptr;
+  if (H5Fget_vfd_handle(s.file.get(), H5P_DEFAULT, &vfd) >= 0 && vfd != nullptr) {
+    s.fd = *static_cast<int*>(vfd);
+    ::posix_fadvise(s.fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+  }
   handle root(H5Gopen2(s.file.get(), "/", H5P_DEFAULT), H5Gclose);
   if (!root.valid()) fail("read", s.path, "", "cannot open the root group: ", hdf5_detail());
   std::string layout, field_list;
@@ -417,6 +456,7 @@ reader::reader(std::string path) : s_(new state) {
     if (!type_matches(type.get(), {element_type::kind::signed_integer, 8}))
       fail("read", s.path, name, "offsets are not 64-bit signed integers");
     if (n == 0) fail("read", s.path, name, "empty (needs at least the leading 0)");
+    s.offsets_direct.push_back(detail::direct_readable(s.offsets.back().get(), type.get()));
     s.segments.push_back(static_cast<std::int64_t>(n) - 1);
   }
   std::stringstream names(field_list);
@@ -438,6 +478,7 @@ reader::reader(std::string path) : s_(new state) {
     s.elements = static_cast<std::int64_t>(n);
     s.fields.push_back({name, t});
     s.value_types.push_back(type_of(t, false));
+    s.values_direct.push_back(detail::direct_readable(s.values.back().get(), stored.get()));
   }
   // The ends of every offsets level must meet the level below.
   for (std::int64_t k = 0; k < s.depth; ++k) {
@@ -479,7 +520,8 @@ void reader::read_offsets(std::int64_t level, std::int64_t begin, std::int64_t e
   const std::int64_t n = segments(level) + 1;
   const std::string name = offsets_name(level);
   if (begin < 0 || end > n || begin > end) fail("read", s_->path, name, "range [", begin, ", ", end, ") outside [0, ", n, "]");
-  s_->read(s_->offsets[static_cast<std::size_t>(level)].get(), name, H5T_NATIVE_INT64, begin, end, out);
+  s_->read(s_->offsets[static_cast<std::size_t>(level)].get(), name, H5T_NATIVE_INT64, begin, end, out,
+           s_->offsets_direct[static_cast<std::size_t>(level)]);
   const std::int64_t next = level + 1 < s_->depth ? s_->segments[static_cast<std::size_t>(level) + 1] : s_->elements;
   for (std::int64_t i = 0; i < end - begin; ++i)
     if (out[i] < 0 || out[i] > next || (i > 0 && out[i] < out[i - 1]))
@@ -493,7 +535,25 @@ void reader::read_values(std::size_t field_index, std::int64_t begin, std::int64
   const std::string& name = s_->fields[field_index].name;
   if (begin < 0 || end > s_->elements || begin > end)
     fail("read", s_->path, name, "range [", begin, ", ", end, ") outside [0, ", s_->elements, "]");
-  s_->read(s_->values[field_index].get(), name, s_->value_types[field_index].get(), begin, end, out);
+  s_->read(s_->values[field_index].get(), name, s_->value_types[field_index].get(), begin, end, out,
+           s_->values_direct[field_index]);
+}
+
+}  // namespace vseg::hdf5
+
+namespace vseg::hdf5 {
+
+void reader::prefetch_offsets(std::int64_t level, std::int64_t begin, std::int64_t end) const {
+  silence();
+  if (level < 0 || level >= s_->depth) return;
+  s_->prefetch(s_->offsets[static_cast<std::size_t>(level)].get(), std::max<std::int64_t>(begin, 0),
+               std::min(end, s_->segments[static_cast<std::size_t>(level)] + 1));
+}
+
+void reader::prefetch_values(std::size_t field_index, std::int64_t begin, std::int64_t end) const {
+  silence();
+  if (field_index >= s_->values.size()) return;
+  s_->prefetch(s_->values[field_index].get(), std::max<std::int64_t>(begin, 0), std::min(end, s_->elements));
 }
 
 }  // namespace vseg::hdf5

@@ -79,31 +79,39 @@ void generate_rmat(const std::string& path, std::int64_t n, std::int64_t k) {
   if (k < 0 || k > (std::int64_t{1} << 20)) detail::throw_invalid("ooc::generate_rmat", "entries per row ", k, " outside [0, 2^20]");
   hdf5::writer w(path, 1, {{"columns", hdf5::element_type_of<std::int32_t>()},
                            {"values", hdf5::element_type_of<double>()}});
-  std::vector<std::int64_t> offsets{0};
+  // Two passes, columns (with the offsets) then values, so that each field
+  // is contiguous in the file: a block's read is then two long sequential
+  // reads, not chunks of two fields interleaved (measured: 75% against 80+%
+  // of the disk's sequential rate on a 1 GB file).
+  std::vector<std::int64_t> offsets;
   std::vector<std::int32_t> columns;
   std::vector<double> values;
-  for (std::int64_t r0 = 0; r0 < n; r0 += generate_rows) {
-    const std::int64_t rows = std::min(generate_rows, n - r0);
-    columns.resize(static_cast<std::size_t>(rows * k));
-    values.resize(columns.size());
-    detail::parallel_for(rows, 1024, [&](std::int64_t lo, std::int64_t hi) {
-      std::vector<std::pair<std::int32_t, double>> row(static_cast<std::size_t>(k));
-      for (std::int64_t i = lo; i < hi; ++i) {
-        for (std::int64_t j = 0; j < k; ++j) row[static_cast<std::size_t>(j)] = rmat_entry(n, r0 + i, j);
-        std::sort(row.begin(), row.end());
-        for (std::int64_t j = 0; j < k; ++j) {
-          columns[static_cast<std::size_t>(i * k + j)] = row[static_cast<std::size_t>(j)].first;
-          values[static_cast<std::size_t>(i * k + j)] = row[static_cast<std::size_t>(j)].second;
+  for (std::size_t pass = 0; pass < 2; ++pass) {
+    for (std::int64_t r0 = 0; r0 < n; r0 += generate_rows) {
+      const std::int64_t rows = std::min(generate_rows, n - r0);
+      columns.resize(static_cast<std::size_t>(rows * k));
+      values.resize(columns.size());
+      detail::parallel_for(rows, 1024, [&](std::int64_t lo, std::int64_t hi) {
+        std::vector<std::pair<std::int32_t, double>> row(static_cast<std::size_t>(k));
+        for (std::int64_t i = lo; i < hi; ++i) {
+          for (std::int64_t j = 0; j < k; ++j) row[static_cast<std::size_t>(j)] = rmat_entry(n, r0 + i, j);
+          std::sort(row.begin(), row.end());
+          for (std::int64_t j = 0; j < k; ++j) {
+            columns[static_cast<std::size_t>(i * k + j)] = row[static_cast<std::size_t>(j)].first;
+            values[static_cast<std::size_t>(i * k + j)] = row[static_cast<std::size_t>(j)].second;
+          }
         }
+      });
+      if (pass == 1) {
+        w.append_values(1, values.data(), rows * k);
+        continue;
       }
-    });
-    offsets.resize(static_cast<std::size_t>(rows) + (r0 == 0 ? 1 : 0));
-    const std::size_t first = r0 == 0 ? 1 : 0;
-    for (std::int64_t i = 0; i < rows; ++i) offsets[first + static_cast<std::size_t>(i)] = (r0 + i + 1) * k;
-    w.append_offsets(0, offsets);
-    w.append_values(0, columns.data(), rows * k);
-    w.append_values(1, values.data(), rows * k);
-    offsets.clear();
+      offsets.clear();
+      if (r0 == 0) offsets.push_back(0);
+      for (std::int64_t i = 0; i < rows; ++i) offsets.push_back((r0 + i + 1) * k);
+      w.append_offsets(0, offsets);
+      w.append_values(0, columns.data(), rows * k);
+    }
   }
   w.commit();
 }
@@ -173,7 +181,21 @@ spmv_result pagerank_spmv(const std::string& path, const spmv_options& options) 
   for (std::int64_t it = 0; it < options.iterations; ++it) {
     if (options.drop_cache) drop_cached_pages(path);
     io_clock clock;
+    // Block b+1's chunks are asked for while block b is read: the disk
+    // always has a block's worth of requests queued.
+    auto prefetch = [&](std::int64_t b) {
+      if (b >= result.blocks) return;
+      const std::int64_t r0 = first_row[static_cast<std::size_t>(b)], r1 = first_row[static_cast<std::size_t>(b) + 1];
+      std::int64_t ends[2];
+      file.read_offsets(0, r0, r0 + 1, ends);
+      file.read_offsets(0, r1, r1 + 1, ends + 1);
+      file.prefetch_offsets(0, r0, r1 + 1);
+      file.prefetch_values(columns_field, ends[0], ends[1]);
+      file.prefetch_values(values_field, ends[0], ends[1]);
+    };
     auto load = [&](std::int64_t b) {
+      if (b == 0) prefetch(0);
+      prefetch(b + 1);
       std::int64_t s;
       {
         std::lock_guard lock(free_mutex);

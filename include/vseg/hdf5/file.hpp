@@ -126,6 +126,14 @@ class reader {
   // Elements [begin, end) of a field into out as raw bytes. O(end - begin).
   void read_values(std::size_t field_index, std::int64_t begin, std::int64_t end, void* out) const;
 
+  // Asks the kernel to start reading the chunks that hold offsets_level
+  // [begin, end) or a field's elements [begin, end) (posix_fadvise
+  // WILLNEED), so a later read finds them cached: how blocked reads keep the
+  // disk busy while the previous block is decoded. Best effort: a chunk the
+  // index cannot place is skipped. O(chunks in the range).
+  void prefetch_offsets(std::int64_t level, std::int64_t begin, std::int64_t end) const;
+  void prefetch_values(std::size_t field_index, std::int64_t begin, std::int64_t end) const;
+
  private:
   struct state;
   std::unique_ptr<state> s_;
