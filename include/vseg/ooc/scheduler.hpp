@@ -30,8 +30,8 @@ namespace vseg::ooc {
 // the graph and is rethrown here.
 template <class Load, class Compute>
 void run_blocks(std::int64_t blocks, std::int64_t in_flight, Load&& load, Compute&& compute) {
-  if (blocks < 0) detail::throw_invalid("ooc::run_blocks", "negative block count ", blocks);
-  if (in_flight < 1) detail::throw_invalid("ooc::run_blocks", "blocks in flight ", in_flight, " < 1");
+  if (blocks < 0) vseg::detail::throw_invalid("ooc::run_blocks", "negative block count ", blocks);
+  if (in_flight < 1) vseg::detail::throw_invalid("ooc::run_blocks", "blocks in flight ", in_flight, " < 1");
   using loaded_t = decltype(load(std::int64_t{0}));
 #ifdef VSEG_PARALLEL_THREADS
   // The test-only threads backend has no flow graph: the same order, serially.
