@@ -66,7 +66,7 @@ bool read_chunks_direct(hid_t dataset, std::uint64_t chunk, std::size_t size, st
                         std::int64_t end, void* out) {
   if (end <= begin) return true;
   const std::size_t chunk_bytes = static_cast<std::size_t>(chunk) * size;
-  std::vector<unsigned char> scratch(chunk_bytes + 4);
+  std::vector<unsigned char> scratch;  // for chunks that cannot be read in place
   auto* dst = static_cast<unsigned char*>(out);
   const auto first = static_cast<std::uint64_t>(begin) / chunk, last = static_cast<std::uint64_t>(end - 1) / chunk;
   for (std::uint64_t c = first; c <= last; ++c) {
@@ -75,6 +75,7 @@ bool read_chunks_direct(hid_t dataset, std::uint64_t chunk, std::size_t size, st
     // A whole chunk whose 4 trailing checksum bytes land inside out (they
     // are overwritten by the next chunk) is read in place; others via scratch.
     const bool in_place = from == lo && to == hi && to < end;
+    if (!in_place) scratch.resize(chunk_bytes + 4);
     unsigned char* target = in_place ? dst + (lo - begin) * static_cast<std::int64_t>(size) : scratch.data();
     const hsize_t offset = c * chunk;
     hsize_t stored = 0;

@@ -405,8 +405,21 @@ struct reader::state {
   void read(hid_t dataset, const std::string& name, hid_t mem_type, std::int64_t begin, std::int64_t end,
             void* out, bool direct = false) const {
     if (end <= begin) return;
-    if (direct && detail::read_chunks_direct(dataset, chunk_elements, H5Tget_size(mem_type), begin, end, out)) return;
-    H5Eclear2(H5E_DEFAULT);
+    // The whole chunks inside the range directly (chunk_read.hpp), the
+    // partial ones at its ends through HDF5 and its chunk cache, which
+    // serves the many small reads of small blocks.
+    const auto chunk = static_cast<std::int64_t>(chunk_elements);
+    const std::int64_t a = (begin + chunk - 1) / chunk * chunk, z = end / chunk * chunk;
+    if (direct && z > a) {
+      const auto size = static_cast<std::int64_t>(H5Tget_size(mem_type));
+      auto* bytes = static_cast<unsigned char*>(out);
+      if (detail::read_chunks_direct(dataset, chunk_elements, static_cast<std::size_t>(size), a, z, bytes + (a - begin) * size)) {
+        read(dataset, name, mem_type, begin, a, out);
+        read(dataset, name, mem_type, z, end, bytes + (z - begin) * size);
+        return;
+      }
+      H5Eclear2(H5E_DEFAULT);
+    }
     const hsize_t start = static_cast<hsize_t>(begin), n = static_cast<hsize_t>(end - begin);
     handle fspace(H5Dget_space(dataset), H5Sclose);
     handle mspace(H5Screate_simple(1, &n, nullptr), H5Sclose);

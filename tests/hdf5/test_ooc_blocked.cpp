@@ -121,7 +121,7 @@ TEST_CASE("map, zip_with, index_l, pack and scan_s equal their in-memory version
     auto file = std::make_shared<const vseg::hdf5::reader>(path);
     const array<std::int64_t> table = vseg::iota<std::int64_t>(97, 1000);
     const array<bool> flags{vseg::test::random_flags_vector(rng, xs.size(), 0.5)};
-    for (std::int64_t block : {std::int64_t{7}, std::int64_t{3000}}) {
+    for (std::int64_t block : {std::int64_t{61}, std::int64_t{3000}}) {
       INFO("block_elements " << block);
       const auto bx = ooc::from_file<std::int64_t>(file, block);
       auto twice = [](std::int64_t v) { return 2 * v; };
