@@ -405,19 +405,11 @@ struct reader::state {
   void read(hid_t dataset, const std::string& name, hid_t mem_type, std::int64_t begin, std::int64_t end,
             void* out, bool direct = false) const {
     if (end <= begin) return;
-    // The whole chunks inside the range directly (chunk_read.hpp), the
-    // partial ones at its ends through HDF5 and its chunk cache, which
-    // serves the many small reads of small blocks.
-    const auto chunk = static_cast<std::int64_t>(chunk_elements);
-    const std::int64_t a = (begin + chunk - 1) / chunk * chunk, z = end / chunk * chunk;
-    if (direct && z > a) {
-      const auto size = static_cast<std::int64_t>(H5Tget_size(mem_type));
-      auto* bytes = static_cast<unsigned char*>(out);
-      if (detail::read_chunks_direct(dataset, chunk_elements, static_cast<std::size_t>(size), a, z, bytes + (a - begin) * size)) {
-        read(dataset, name, mem_type, begin, a, out);
-        read(dataset, name, mem_type, z, end, bytes + (z - begin) * size);
-        return;
-      }
+    // Reads of a chunk or more directly (chunk_read.hpp); smaller ones
+    // through HDF5 and its chunk cache, which serves the many small reads of
+    // small blocks without re-reading and re-checking a chunk each time.
+    if (direct && end - begin >= static_cast<std::int64_t>(chunk_elements)) {
+      if (detail::read_chunks_direct(dataset, chunk_elements, H5Tget_size(mem_type), begin, end, out)) return;
       H5Eclear2(H5E_DEFAULT);
     }
     const hsize_t start = static_cast<hsize_t>(begin), n = static_cast<hsize_t>(end - begin);
