@@ -217,17 +217,20 @@ spmv_result pagerank_spmv(const std::string& path, const spmv_options& options) 
       const std::int64_t e0 = sl.offsets[0];
       const std::int32_t* cols = sl.columns.get();
       const double* vals = sl.values.get();
+      const std::int64_t* offsets = sl.offsets.get();
+      const double* xs = x.data();
+      double* ys = y.data() + r0;
+      const auto columns_bound = static_cast<std::uint64_t>(n);
       detail::parallel_for(r1 - r0, 2048, [&](std::int64_t lo, std::int64_t hi) {
         for (std::int64_t i = lo; i < hi; ++i) {
-          const std::int64_t a = sl.offsets[static_cast<std::size_t>(i)] - e0, z = sl.offsets[static_cast<std::size_t>(i) + 1] - e0;
+          const std::int64_t a = offsets[i] - e0, z = offsets[i + 1] - e0;
           bool ok = true;
-          for (std::int64_t k = a; k < z; ++k) ok &= static_cast<std::uint32_t>(cols[k]) < static_cast<std::uint64_t>(n);
+          for (std::int64_t k = a; k < z; ++k) ok &= static_cast<std::uint32_t>(cols[k]) < columns_bound;
           if (!ok) {
             bad_row.store(r0 + i);
             continue;
           }
-          y[static_cast<std::size_t>(r0 + i)] = detail::fold_range_by(
-              [&](std::int64_t k) { return vals[k] * x[static_cast<std::size_t>(cols[k])]; }, a, z, 0.0, plus<double>{});
+          ys[i] = detail::fold_range_by([&](std::int64_t k) { return vals[k] * xs[cols[k]]; }, a, z, 0.0, plus<double>{});
         }
       });
       std::lock_guard lock(free_mutex);
