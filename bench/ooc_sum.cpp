@@ -5,6 +5,7 @@
 // the sums' bits. scripts/bench-outofcore runs it beside dask
 // (bench/ooc_dask.py) and writes notes/bench-outofcore.md.
 #include <chrono>
+#include <ctime>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -37,9 +38,11 @@ int main(int argc, char** argv) {
     auto file = std::make_shared<const vseg::hdf5::reader>(argv[1]);
     for (long long r = 0; r < repeat; ++r) {
       const auto t0 = std::chrono::steady_clock::now();
+      const std::clock_t c0 = std::clock();  // CPU time of all threads
       const auto sums = vseg::ooc::sum_s(vseg::ooc::from_file<double>(file, block), s);
       const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       std::printf("time %.4f s\n", seconds);
+      std::printf("cpu %.4f s\n", static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC);
       if (r + 1 == repeat) {
         double total = 0;
         for (double v : sums) total += v;

@@ -51,6 +51,7 @@ int main(int argc, char** argv) {
                 static_cast<long long>(r.in_flight));
     if (options.drop_cache) std::printf("sequential_read %.1f MB/s (cold)\n", read_rate / 1e6);
     std::printf("time %.3f s (%lld iterations)\n", r.seconds, static_cast<long long>(options.iterations));
+    std::printf("cpu %.3f s\n", r.cpu_seconds);
     if (options.drop_cache && read_rate > 0)
       std::printf("throughput %.1f MB/s (%.0f%% of the sequential read)\n", rate / 1e6, 100.0 * rate / read_rate);
     else

@@ -33,6 +33,7 @@ contenders = {
                        "--iterations", str(iterations)],
 }
 times = {c: [] for c in contenders}
+cpus = {c: [] for c in contenders}
 rss = {c: [] for c in contenders}
 for r in range(rounds):
     for c, cmd in contenders.items():
@@ -40,8 +41,9 @@ for r in range(rounds):
         t = float(re.search(r"^time ([0-9.]+) s", p.stdout, re.M).group(1))
         m = int(re.search(r"maxrss (\d+)", p.stderr).group(1))
         times[c].append(t)
+        cpus[c].append(float(re.search(r"^cpu ([0-9.]+) s", p.stdout, re.M).group(1)))
         rss[c].append(m / 1024)
-        print(f"round {r} {c[0]:4} {c[1]}: {t:.3f} s, {m / 1024:.0f} MB", flush=True)
+        print(f"round {r} {c[0]:4} {c[1]}: {t:.3f} s, cpu {cpus[c][-1]:.3f} s, {m / 1024:.0f} MB", flush=True)
 
 lines = [
     "# Out-of-core: vseg beside dask",
@@ -56,16 +58,20 @@ lines = [
     f"(vseg `ooc::sum_s(from_file)`, dask `map_blocks(numpy.add.reduceat)`). SpMV: {iterations} iterations of "
     "x <- A x / |A x|_1 (vseg `examples/ooc_spmv --keep-cache`, budget 4 blocks; dask `map_blocks` of "
     "`reduceat(v * x[c])`, one compute per iteration). Time: the program's own timer (no start-up); "
+    "CPU: the CPU time of all the process's threads over the same span (less sensitive to the other "
+    "helpers' load, which stretches wall time while a process waits for a core); "
     "peak RSS: `/usr/bin/time`. Medians of " + str(rounds) + " interleaved rounds, min-max in brackets.",
     "",
-    "| operation | vseg s | dask s | dask / vseg | vseg peak RSS MB | dask peak RSS MB |",
-    "|---|---|---|---|---|---|",
+    "| operation | vseg s | dask s | dask / vseg | vseg CPU s | dask CPU s | CPU dask / vseg | vseg peak RSS MB | dask peak RSS MB |",
+    "|---|---|---|---|---|---|---|---|---|",
 ]
 for op in ["sum", "spmv"]:
     v, d = times[(op, "vseg")], times[(op, "dask")]
     mv, md = statistics.median(v), statistics.median(d)
     lines.append(f"| {op} | {mv:.3f} [{min(v):.3f}-{max(v):.3f}] | {md:.3f} [{min(d):.3f}-{max(d):.3f}] | "
-                 f"{md / mv:.1f}x | {statistics.median(rss[(op, 'vseg')]):.0f} | {statistics.median(rss[(op, 'dask')]):.0f} |")
+                 f"{md / mv:.1f}x | {statistics.median(cpus[(op, 'vseg')]):.3f} | {statistics.median(cpus[(op, 'dask')]):.3f} | "
+                 f"{statistics.median(cpus[(op, 'dask')]) / statistics.median(cpus[(op, 'vseg')]):.1f}x | "
+                 f"{statistics.median(rss[(op, 'vseg')]):.0f} | {statistics.median(rss[(op, 'dask')]):.0f} |")
 lines.append("")
 with open(out, "w") as f:
     f.write("\n".join(lines))

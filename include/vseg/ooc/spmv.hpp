@@ -41,6 +41,7 @@ struct spmv_options {
 struct spmv_result {
   std::vector<double> x;            // the final vector
   double seconds = 0;               // the iterations, without the cache drops
+  double cpu_seconds = 0;           // the CPU time of all threads in them
   std::int64_t bytes_per_pass = 0;  // matrix bytes read per iteration
   std::int64_t blocks = 0, in_flight = 0, block_bytes = 0;
 };
