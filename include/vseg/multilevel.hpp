@@ -52,6 +52,28 @@ class multilevel {
     return levels_.empty() ? bottom_.size() : levels_.front().vsegids.size();
   }
 
+  // A multilevel array from its levels (outermost first) over a bottom,
+  // checked: every vsegid names a physical segment and every physical
+  // segment lies inside the level below. O(descriptors). Throws
+  // std::invalid_argument naming the level and the entry.
+  static multilevel from_levels(std::vector<level_descriptor> levels, nested<T> bottom) {
+    multilevel r(std::move(bottom));
+    for (std::size_t k = levels.size(); k-- > 0;) {
+      const level_descriptor& l = levels[k];
+      const std::int64_t below = k + 1 < levels.size() ? levels[k + 1].vsegids.size() : r.bottom_.size();
+      detail::check_same_size("multilevel::from_levels", "starts", l.starts.size(), "lengths", l.lengths.size());
+      for (std::int64_t p = 0; p < l.starts.size(); ++p)
+        if (l.starts[p] < 0 || l.lengths[p] < 0 || l.starts[p] > below - l.lengths[p])
+          detail::throw_invalid("multilevel::from_levels", "level ", k, " physical segment ", p, " [", l.starts[p],
+                                ", +", l.lengths[p], ") outside the ", below, " segments below");
+      for (std::int64_t i = 0; i < l.vsegids.size(); ++i)
+        if (!detail::in_range(l.vsegids[i], l.starts.size()))
+          detail::throw_invalid("multilevel::from_levels", "level ", k, " vsegid ", i, " is ", l.vsegids[i]);
+    }
+    r.levels_ = std::move(levels);
+    return r;
+  }
+
   const std::vector<level_descriptor>& levels() const noexcept { return levels_; }
   const nested<T>& bottom() const noexcept { return bottom_; }
 

@@ -1,0 +1,287 @@
+// Out-of-core PageRank-style SpMV and the R-MAT-like generator
+// (vseg/ooc/spmv.hpp).
+#include "vseg/ooc/spmv.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <bit>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <ctime>
+#include <memory>
+#include <mutex>
+#include <numeric>
+#include <string>
+
+#include "vseg/array.hpp"
+#include "vseg/detail/error.hpp"
+#include "vseg/detail/fold_range.hpp"
+#include "vseg/detail/parallel.hpp"
+#include "vseg/flat.hpp"
+#include "vseg/hdf5/file.hpp"
+#include "vseg/monoid.hpp"
+#include "vseg/ooc/scheduler.hpp"
+
+namespace vseg::ooc {
+namespace {
+
+// splitmix64: the hash behind every column and value.
+std::uint64_t mix(std::uint64_t z) {
+  z += 0x9e3779b97f4a7c15u;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+  return z ^ (z >> 31);
+}
+
+// Rows generated (and appended) at a time by generate_rmat.
+constexpr std::int64_t generate_rows = std::int64_t{1} << 16;
+// Offsets entries read at a time while planning the blocks.
+constexpr std::int64_t plan_entries = std::int64_t{1} << 20;
+// Bytes of a row besides its entries: one offsets entry.
+constexpr std::int64_t row_bytes = sizeof(std::int64_t);
+constexpr std::int64_t entry_bytes = sizeof(std::int32_t) + sizeof(double);
+
+// One block's memory: its offsets, columns and values. Allocated once per
+// slot, at the largest block's size, and reused: the budget is allocated
+// up front and never grows.
+struct slot {
+  std::unique_ptr<std::int64_t[]> offsets;
+  std::unique_ptr<std::int32_t[]> columns;
+  std::unique_ptr<double[]> values;
+};
+
+struct io_clock {
+  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+  double seconds() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+};
+
+}  // namespace
+
+std::pair<std::int32_t, double> rmat_entry(std::int64_t n, std::int64_t r, std::int64_t j) {
+  std::uint64_t h = mix(static_cast<std::uint64_t>(r) * 0x100000001b3u ^ mix(static_cast<std::uint64_t>(j)));
+  const double value = static_cast<double>((h >> 11) | 1) * 0x1.0p-53;
+  const int levels = std::bit_width(static_cast<std::uint64_t>(n - 1));
+  std::uint64_t column = 0;
+  for (int l = 0; l < levels; ++l) {
+    if (l % 8 == 0) h = mix(h);
+    column = (column << 1) | (((h >> (8 * (l % 8))) & 0xff) < 64 ? 1u : 0u);
+  }
+  return {static_cast<std::int32_t>(column % static_cast<std::uint64_t>(n)), value};
+}
+
+void generate_rmat(const std::string& path, std::int64_t n, std::int64_t k) {
+  if (n < 1 || n >= (std::int64_t{1} << 31)) detail::throw_invalid("ooc::generate_rmat", "rows ", n, " outside [1, 2^31)");
+  if (k < 0 || k > (std::int64_t{1} << 20)) detail::throw_invalid("ooc::generate_rmat", "entries per row ", k, " outside [0, 2^20]");
+  hdf5::writer w(path, 1, {{"columns", hdf5::element_type_of<std::int32_t>()},
+                           {"values", hdf5::element_type_of<double>()}});
+  // Two passes, columns (with the offsets) then values, so that each field
+  // is contiguous in the file: a block's read is then two long sequential
+  // reads, not chunks of two fields interleaved (measured: 75% against 80+%
+  // of the disk's sequential rate on a 1 GB file).
+  std::vector<std::int64_t> offsets;
+  std::vector<std::int32_t> columns;
+  std::vector<double> values;
+  for (std::size_t pass = 0; pass < 2; ++pass) {
+    for (std::int64_t r0 = 0; r0 < n; r0 += generate_rows) {
+      const std::int64_t rows = std::min(generate_rows, n - r0);
+      columns.resize(static_cast<std::size_t>(rows * k));
+      values.resize(columns.size());
+      detail::parallel_for(rows, 1024, [&](std::int64_t lo, std::int64_t hi) {
+        std::vector<std::pair<std::int32_t, double>> row(static_cast<std::size_t>(k));
+        for (std::int64_t i = lo; i < hi; ++i) {
+          for (std::int64_t j = 0; j < k; ++j) row[static_cast<std::size_t>(j)] = rmat_entry(n, r0 + i, j);
+          std::sort(row.begin(), row.end());
+          for (std::int64_t j = 0; j < k; ++j) {
+            columns[static_cast<std::size_t>(i * k + j)] = row[static_cast<std::size_t>(j)].first;
+            values[static_cast<std::size_t>(i * k + j)] = row[static_cast<std::size_t>(j)].second;
+          }
+        }
+      });
+      if (pass == 1) {
+        w.append_values(1, values.data(), rows * k);
+        continue;
+      }
+      offsets.clear();
+      if (r0 == 0) offsets.push_back(0);
+      for (std::int64_t i = 0; i < rows; ++i) offsets.push_back((r0 + i + 1) * k);
+      w.append_offsets(0, offsets);
+      w.append_values(0, columns.data(), rows * k);
+    }
+  }
+  w.commit();
+}
+
+spmv_result pagerank_spmv(const std::string& path, const spmv_options& options) {
+  constexpr const char* op = "ooc::pagerank_spmv";
+  if (options.iterations < 0) detail::throw_invalid(op, "negative iterations ", options.iterations);
+  if (options.memory_budget < 1) detail::throw_invalid(op, "memory budget ", options.memory_budget, " < 1 byte");
+  hdf5::reader file(path);
+  if (file.depth() != 1) throw hdf5::error("vseg::" + std::string(op) + ": file '" + path + "': depth " +
+                                           std::to_string(file.depth()) + ", a matrix has depth 1");
+  const std::size_t columns_field = file.field_index("columns", hdf5::element_type_of<std::int32_t>());
+  const std::size_t values_field = file.field_index("values", hdf5::element_type_of<double>());
+  const std::int64_t n = file.segments(0);
+
+  spmv_result result;
+  // Up to four blocks in flight (one read, the others computed), fewer when
+  // the budget is small: a block is at least 1 MiB or the whole budget.
+  result.in_flight = std::clamp<std::int64_t>(options.memory_budget >> 20, 1, 4);
+  result.block_bytes = options.memory_budget / result.in_flight;
+
+  // Plan: blocks of whole rows, each at most block_bytes, streamed from offsets_0.
+  std::vector<std::int64_t> first_row{0};
+  std::int64_t max_rows = 0, max_entries = 0;
+  {
+    std::vector<std::int64_t> offsets(static_cast<std::size_t>(std::min(plan_entries, n + 1)));
+    auto bytes = [](std::int64_t rows, std::int64_t entries) { return (rows + 1) * row_bytes + entries * entry_bytes; };
+    std::int64_t block_start_entry = 0, row_start = 0;
+    for (std::int64_t e0 = 0; e0 < n + 1; e0 += plan_entries) {
+      const std::int64_t m = std::min(plan_entries, n + 1 - e0);
+      file.read_offsets(0, e0, e0 + m, offsets.data());
+      for (std::int64_t i = (e0 == 0 ? 1 : 0); i < m; ++i) {
+        const std::int64_t row = e0 + i - 1, row_end = offsets[static_cast<std::size_t>(i)];
+        if (bytes(1, row_end - row_start) > result.block_bytes)
+          detail::throw_invalid(op, "memory budget ", options.memory_budget, " bytes holds blocks of ", result.block_bytes,
+                                " bytes, but row ", row, " alone needs ", bytes(1, row_end - row_start));
+        if (bytes(row + 1 - first_row.back(), row_end - block_start_entry) > result.block_bytes) {
+          // Row `row` does not fit: the block ends before it.
+          max_rows = std::max(max_rows, row - first_row.back());
+          max_entries = std::max(max_entries, row_start - block_start_entry);
+          first_row.push_back(row);
+          block_start_entry = row_start;
+        }
+        row_start = row_end;
+      }
+    }
+    max_rows = std::max(max_rows, n - first_row.back());
+    max_entries = std::max(max_entries, file.elements() - block_start_entry);
+    first_row.push_back(n);
+  }
+  result.blocks = static_cast<std::int64_t>(first_row.size()) - 1;
+  result.bytes_per_pass = (n + 1) * row_bytes + file.elements() * entry_bytes;
+
+  std::vector<slot> slots(static_cast<std::size_t>(std::min(result.in_flight, result.blocks)));
+  for (slot& s : slots) {
+    s.offsets = std::make_unique_for_overwrite<std::int64_t[]>(static_cast<std::size_t>(max_rows + 1));
+    s.columns = std::make_unique_for_overwrite<std::int32_t[]>(static_cast<std::size_t>(max_entries));
+    s.values = std::make_unique_for_overwrite<double[]>(static_cast<std::size_t>(max_entries));
+  }
+  // Free slots; only the serial reader takes one and only a finished compute
+  // returns one, and the limiter admits no more blocks than slots.
+  std::vector<std::int64_t> free_slots(slots.size());
+  std::iota(free_slots.begin(), free_slots.end(), std::int64_t{0});
+  std::mutex free_mutex;
+
+  std::vector<double> x(static_cast<std::size_t>(n), 1.0 / static_cast<double>(n)), y(x.size());
+  for (std::int64_t it = 0; it < options.iterations; ++it) {
+    if (options.drop_cache) drop_cached_pages(path);
+    io_clock clock;
+    const std::clock_t cpu0 = std::clock();
+    // Block b+1's chunks are asked for while block b is read: the disk
+    // always has a block's worth of requests queued.
+    auto prefetch = [&](std::int64_t b) {
+      if (b >= result.blocks) return;
+      const std::int64_t r0 = first_row[static_cast<std::size_t>(b)], r1 = first_row[static_cast<std::size_t>(b) + 1];
+      std::int64_t ends[2];
+      file.read_offsets(0, r0, r0 + 1, ends);
+      file.read_offsets(0, r1, r1 + 1, ends + 1);
+      file.prefetch_offsets(0, r0, r1 + 1);
+      file.prefetch_values(columns_field, ends[0], ends[1]);
+      file.prefetch_values(values_field, ends[0], ends[1]);
+    };
+    auto load = [&](std::int64_t b) {
+      if (b == 0) prefetch(0);
+      prefetch(b + 1);
+      std::int64_t s;
+      {
+        std::lock_guard lock(free_mutex);
+        s = free_slots.back();
+        free_slots.pop_back();
+      }
+      slot& sl = slots[static_cast<std::size_t>(s)];
+      const std::int64_t r0 = first_row[static_cast<std::size_t>(b)], r1 = first_row[static_cast<std::size_t>(b) + 1];
+      file.read_offsets(0, r0, r1 + 1, sl.offsets.get());
+      const std::int64_t e0 = sl.offsets[0], e1 = sl.offsets[static_cast<std::size_t>(r1 - r0)];
+      file.read_values(columns_field, e0, e1, sl.columns.get());
+      file.read_values(values_field, e0, e1, sl.values.get());
+      return s;
+    };
+    std::atomic<std::int64_t> bad_row{-1};
+    auto compute = [&](std::int64_t b, std::int64_t s) {
+      const slot& sl = slots[static_cast<std::size_t>(s)];
+      const std::int64_t r0 = first_row[static_cast<std::size_t>(b)], r1 = first_row[static_cast<std::size_t>(b) + 1];
+      const std::int64_t e0 = sl.offsets[0];
+      const std::int32_t* cols = sl.columns.get();
+      const double* vals = sl.values.get();
+      const std::int64_t* offsets = sl.offsets.get();
+      const double* xs = x.data();
+      double* ys = y.data() + r0;
+      const auto columns_bound = static_cast<std::uint64_t>(n);
+      detail::parallel_for(r1 - r0, 2048, [&](std::int64_t lo, std::int64_t hi) {
+        for (std::int64_t i = lo; i < hi; ++i) {
+          const std::int64_t a = offsets[i] - e0, z = offsets[i + 1] - e0;
+          bool ok = true;
+          for (std::int64_t k = a; k < z; ++k) ok &= static_cast<std::uint32_t>(cols[k]) < columns_bound;
+          if (!ok) {
+            bad_row.store(r0 + i);
+            continue;
+          }
+          ys[i] = detail::fold_range_by([&](std::int64_t k) { return vals[k] * xs[cols[k]]; }, a, z, 0.0, plus<double>{});
+        }
+      });
+      std::lock_guard lock(free_mutex);
+      free_slots.push_back(s);
+    };
+    run_blocks(result.blocks, static_cast<std::int64_t>(slots.size()), load, compute);
+    if (bad_row.load() >= 0)
+      throw hdf5::error("vseg::" + std::string(op) + ": file '" + path + "', dataset 'columns': row " +
+                        std::to_string(bad_row.load()) + " has a column outside [0, " + std::to_string(n) + ")");
+    // |y|_1 by vseg's reduce: blocks fixed by tuning, so the same on every thread count.
+    // x is free once y is computed: it holds |y| for the reduction.
+    for (std::size_t i = 0; i < x.size(); ++i) x[i] = std::fabs(y[i]);
+    const double norm = reduce(x, plus<double>{});
+    if (!(norm > 0)) detail::throw_invalid(op, "|A x|_1 is ", norm, " at iteration ", it, ": cannot normalise");
+    for (std::size_t i = 0; i < x.size(); ++i) x[i] = y[i] / norm;
+    result.seconds += clock.seconds();
+    result.cpu_seconds += static_cast<double>(std::clock() - cpu0) / CLOCKS_PER_SEC;
+  }
+  result.x = std::move(x);
+  return result;
+}
+
+std::uint64_t checksum(const std::vector<double>& x) {
+  std::uint64_t h = 0xcbf29ce484222325u;
+  for (double v : x) {
+    const auto bits = std::bit_cast<std::uint64_t>(v);
+    for (int byte = 0; byte < 8; ++byte) h = (h ^ ((bits >> (8 * byte)) & 0xff)) * 0x100000001b3u;
+  }
+  return h;
+}
+
+void drop_cached_pages(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY);
+  if (fd < 0) return;
+  ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+  ::close(fd);
+}
+
+double sequential_read_rate(const std::string& path) {
+  drop_cached_pages(path);
+  const int fd = ::open(path.c_str(), O_RDONLY);
+  if (fd < 0) throw hdf5::error("vseg::ooc::sequential_read_rate: file '" + path + "': cannot open: " + std::strerror(errno));
+  std::vector<char> chunk(std::size_t{4} << 20);
+  io_clock clock;
+  std::int64_t total = 0;
+  for (ssize_t got; (got = ::read(fd, chunk.data(), chunk.size())) > 0;) total += got;
+  const double seconds = clock.seconds();
+  ::close(fd);
+  return seconds > 0 ? static_cast<double>(total) / seconds : 0.0;
+}
+
+}  // namespace vseg::ooc
