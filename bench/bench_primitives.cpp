@@ -580,9 +580,10 @@ void bm_sum_s(benchmark::State& state, shape kind) {
 
   std::vector<contender> cs;
   add_stream_limits(cs);
-  // Reads the data and, for a listed descriptor, the start and length of
-  // every segment; writes one sum per segment.
-  cs.push_back({"vseg", role::kernel, {{nb + (uniform ? 0 : 2 * mb), mb}},
+  // Reads the data and, for a listed descriptor, the start of every
+  // segment (a segment ends where the next starts); writes one sum per
+  // segment.
+  cs.push_back({"vseg", role::kernel, {{nb + (uniform ? 0 : mb), mb}},
                 timed_result([&] { return vseg::sum_s(s, x); })});
   // Pass 1 finds the segment ends per interval (reads the keys); pass 2
   // reduces each interval (reads keys and values, writes a key and a sum

@@ -87,11 +87,11 @@ for key, title in WORKLOADS:
 out.append("")
 out.append("Targets (vseg nested API):")
 out.append("")
-out.append("| matrix | vs hand (target <= 1.15x) | of read (target >= 75%, regular) | ahead of Eigen and GraphBLAS | their time / vseg's |")
+out.append("| matrix | vs hand (target <= 1.10x, four-accumulator hand loop) | of read (target >= 75%, regular) | ahead of Eigen and GraphBLAS | their time / vseg's |")
 out.append("|---|---:|---:|---|---|")
 for title, r, f, ahead, others, regular in targets:
     out.append("| {} | {:.2f}x {} | {:.0%} {} | {} | {} |".format(
-        title, r, "met" if r <= 1.15 else "MISSED by {:.0%}".format(r / 1.15 - 1),
+        title, r, "met" if r <= 1.10 else "MISSED by {:.0%}".format(r / 1.10 - 1),
         f, ("met" if f >= 0.75 else "MISSED") if regular else "(gather-bound)",
         "yes" if ahead else "NO", ", ".join("{:.2f}".format(o) for o in others)))
 out.append("")
@@ -137,8 +137,8 @@ if t:
     out.append("| vseg (vectorised, examples/treelookup.cpp) | {:.0f} | {:.0f} |".format(t["vseg_ms"], t["vseg_min_ms"]))
     out.append("| flat vector (parallel gather) | {:.0f} | {:.0f} |".format(t["flat_ms"], t["flat_min_ms"]))
     out.append("")
-    out.append("vseg / flat = {:.2f}x (target <= 1.5x: {}).".format(
-        t["vseg_ms"] / t["flat_ms"], "met" if t["vseg_ms"] / t["flat_ms"] <= 1.5 else "MISSED"))
+    out.append("vseg / flat = {:.2f}x (target <= 2x: {}).".format(
+        t["vseg_ms"] / t["flat_ms"], "met" if t["vseg_ms"] / t["flat_ms"] <= 2.0 else "MISSED"))
     out.append("")
 
 # ---- peak memory

@@ -142,6 +142,36 @@ TEST_CASE("nested: arrays built from a segd keep their identity vsegids implicit
   CHECK(vseg::to_vector(vseg::sum_s(xss)) == sums);
 }
 
+TEST_CASE("nested: treeLookup's paths (equal counts over identity vsegids, index_l over one block's slices)") {
+  // expand by equal counts of an array with identity vsegids computes the
+  // vsegids from the position; an overflow of the total is reported.
+  const array<std::int64_t> data = vseg::iota(20'000);
+  const auto xss = nested<std::int64_t>::from_lengths(vseg::fill<std::int64_t>(5'000, 4), data);
+  REQUIRE(xss.identity_vsegids());
+  for (std::int64_t each : {1, 3}) {
+    const auto e = vseg::expand(vseg::fill<std::int64_t>(xss.size(), each), xss);
+    REQUIRE(e.size() == xss.size() * each);
+    const auto ids = e.vsegids();
+    bool all = true;
+    for (std::int64_t k = 0; k < e.size(); ++k) all = all && ids[k] == k / each;
+    CHECK(all);
+  }
+  const auto four = nested<std::int64_t>::from_lengths(vseg::fill<std::int64_t>(4, 1), vseg::iota(4));
+  CHECK_THROWS_WITH_AS(vseg::expand(vseg::fill<std::int64_t>(4, std::int64_t{1} << 62), four),
+                       doctest::Contains("expand: the counts sum past int64"), std::overflow_error);
+  // index_l over slice_l's result (one block, identity vsegids): element
+  // ix[k] of the k-th slice, checked against the slice's length.
+  const auto sl = vseg::slice_l(xss, vseg::fill<std::int64_t>(5'000, 1), vseg::fill<std::int64_t>(5'000, 2));
+  REQUIRE(sl.identity_vsegids());
+  const auto picked = vseg::index_l(sl, vseg::tabulate(sl.size(), [](std::int64_t k) { return k % 2; }));
+  bool all = true;
+  for (std::int64_t k = 0; k < sl.size(); ++k) all = all && picked[k] == 4 * k + 1 + k % 2;
+  CHECK(all);
+  auto bad = vseg::tabulate(sl.size(), [](std::int64_t k) { return k < 3'000 ? std::int64_t{0} : std::int64_t{2}; });
+  CHECK_THROWS_WITH_AS(vseg::index_l(sl, bad), doctest::Contains("index_l: index 2 outside segment 3000 of length 2"),
+                       std::out_of_range);
+}
+
 TEST_CASE("nested: one physical segment (replicate) takes the gather and shared-zeros paths") {
   const array<std::int64_t> xs{10, 11, 12};
   const auto r = vseg::replicate(4, xs);

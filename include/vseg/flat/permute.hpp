@@ -16,6 +16,7 @@
 #include "vseg/array.hpp"
 #include "vseg/detail/error.hpp"
 #include "vseg/detail/first_bad.hpp"
+#include "vseg/detail/gather.hpp"
 #include "vseg/detail/parallel.hpp"
 #include "vseg/detail/range.hpp"
 #include "vseg/detail/scatter.hpp"
@@ -47,12 +48,10 @@ array<element_t<R>> bpermute(const R& xs, const Indices& indices) {
   auto out = buffer<T>::for_overwrite(detail::ssize(indices));
   T* o = out.data();
   detail::first_bad bad;
-  detail::parallel_for(detail::ssize(indices), [&](std::int64_t lo, std::int64_t hi) {
-    for (std::int64_t i = lo; i < hi; ++i) {
-      const auto j = static_cast<std::int64_t>(idx[i]);
-      if (detail::in_range(j, n)) o[i] = in[j];
-      else bad.note(i);
-    }
+  const T* src = in.data();
+  const auto* ix = idx.data();
+  detail::parallel_for(detail::ssize(indices), [src, n, ix, o, &bad](std::int64_t lo, std::int64_t hi) {
+    detail::gather_checked(src, n, ix, lo, hi, o, bad);
   });
   if (bad.any())
     detail::throw_out_of_range("bpermute", "index ", static_cast<std::int64_t>(idx[bad.position()]),

@@ -15,6 +15,7 @@
 #include "vseg/array.hpp"
 #include "vseg/detail/error.hpp"
 #include "vseg/detail/first_bad.hpp"
+#include "vseg/detail/gather.hpp"
 #include "vseg/detail/merge_path.hpp"
 #include "vseg/detail/parallel.hpp"
 #include "vseg/nested/nested.hpp"
@@ -180,17 +181,26 @@ array<T> index_l(const nested<T>& xss, const array<std::int64_t>& is) {
   const std::int64_t* ix = is.data();
   detail::first_bad bad;
   if (xss.descriptor_segments() == 1) {
-    // One physical segment (replicate, treeLookup's table): a plain checked
-    // gather, with no descriptor read per element (the per-element chain of
-    // dependent descriptor loads left few gathers in flight).
+    // One physical segment (replicate, treeLookup's table): the checked
+    // gather of bpermute, with no descriptor read per element (the
+    // per-element chain of dependent descriptor loads left few gathers in
+    // flight).
     const T* src = xss.blocks()[static_cast<std::size_t>(xss.physical_sources()[0])].data() +
                    xss.physical_starts()[0];
     const std::int64_t len = xss.physical_lengths()[0];
-    // Captured by value: the stores to o cannot then alias them, and the
-    // loop stays as short as the flat gather's (more misses in flight).
+    // Captured by value: the stores to o cannot then alias them.
     detail::parallel_for(is.size(), [o, ix, src, len, &bad](std::int64_t lo, std::int64_t hi) {
+      detail::gather_checked(src, len, ix, lo, hi, o, bad);
+    });
+  } else if (xss.blocks().size() == 1 && xss.identity_vsegids()) {
+    // One data block, segment k is physical segment k (slice_l's result,
+    // treeLookup's queries): two sequential descriptor reads per element
+    // instead of the dependent chain through the vsegid and the source.
+    const T* data = xss.blocks()[0].data();
+    const std::int64_t *pst = xss.physical_starts().data(), *plen = xss.physical_lengths().data();
+    detail::parallel_for(is.size(), [o, ix, data, pst, plen, &bad](std::int64_t lo, std::int64_t hi) {
       for (std::int64_t k = lo; k < hi; ++k) {
-        if (detail::in_range(ix[k], len)) [[likely]] o[k] = src[ix[k]];
+        if (detail::in_range(ix[k], plen[k])) [[likely]] o[k] = data[pst[k] + ix[k]];
         else bad.note(k);
       }
     });

@@ -2,7 +2,9 @@
 // is copied.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+#include <limits>
 
 #include "vseg/array.hpp"
 #include "vseg/detail/error.hpp"
@@ -35,16 +37,47 @@ nested<T> replicate(std::int64_t n, const array<T>& xs) {
 namespace detail {
 
 // Throws std::invalid_argument naming `operation`, the first negative count
-// and its position. O(counts).
-inline void check_counts(const char* operation, const array<std::int64_t>& counts) {
+// and its position. Returns the count every segment has when they are all
+// equal (found in the same pass), -1 otherwise or when there are none.
+// O(counts).
+inline std::int64_t check_counts(const char* operation, const array<std::int64_t>& counts) {
   const std::int64_t* c = counts.data();
+  if (counts.size() == 0) return -1;
+  const std::int64_t first = c[0];
   first_bad bad;
+  std::atomic<bool> varied{false};
   parallel_for(counts.size(), [&](std::int64_t lo, std::int64_t hi) {
-    for (std::int64_t i = lo; i < hi; ++i)
+    std::int64_t differ = 0;
+    for (std::int64_t i = lo; i < hi; ++i) {
       if (c[i] < 0) bad.note(i);
+      differ |= c[i] ^ first;
+    }
+    if (differ != 0) varied.store(true, std::memory_order_relaxed);
   });
   if (bad.any())
     throw_invalid(operation, "negative count ", c[bad.position()], " for segment ", bad.position());
+  return varied.load() ? -1 : first;
+}
+
+// The vsegids of expand(counts, xss) for identity vsegids and every count
+// equal to `each` > 0: [0 (each times), 1 (each times), ..., n-1], computed
+// from the position with no descriptor built. O(n * each).
+inline array<std::int64_t> uniform_expand_ids(std::int64_t n, std::int64_t each) {
+  if (n > std::numeric_limits<std::int64_t>::max() / each)
+    throw_overflow("expand", "the counts sum past int64 (", n, " segments of ", each, ")");
+  auto out = buffer<std::int64_t>::for_overwrite(n * each);
+  std::int64_t* o = out.data();
+  parallel_for(n * each, [o, each](std::int64_t lo, std::int64_t hi) {
+    std::int64_t j = lo / each, r = lo % each;
+    for (std::int64_t k = lo; k < hi; ++k) {
+      o[k] = j;
+      if (++r == each) {
+        r = 0;
+        ++j;
+      }
+    }
+  });
+  return std::move(out).freeze();
 }
 
 }  // namespace detail
@@ -65,7 +98,8 @@ nested<T> expand(const array<std::int64_t>& counts, const nested<T>& xss) {
     if (total >= 0) return xss.with_vsegids_unchecked(detail::shared_zeros<std::int64_t>(total, "expand"));
     // a negative count or an overflow: reported below
   }
-  detail::check_counts("expand", counts);
+  const std::int64_t each = detail::check_counts("expand", counts);
+  if (xss.identity_vsegids() && each > 0) return xss.with_vsegids_unchecked(detail::uniform_expand_ids(counts.size(), each));
   if (xss.identity_vsegids()) {
     // expand(counts, [0, 1, ..., n-1]) without materialising the iota.
     const segd s = segd::from_lengths(counts);

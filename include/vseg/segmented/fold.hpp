@@ -23,7 +23,8 @@ namespace detail {
 template <class T, class Monoid>
 void fold_s_serial_into(const segd& s, const T* in, const Monoid& m, T* o) {
   with_layout(s, [&](const auto& lay) {
-    for (std::int64_t j = 0; j < s.segments(); ++j) o[j] = fold_range(in, lay.start(j), lay.end(j), m.identity(), m);
+    for (std::int64_t j = 0; j < s.segments(); ++j)
+      o[j] = fold_piece(in, lay.start(j), lay.end(j), s.elements(), m.identity(), m);
   });
 }
 
@@ -43,12 +44,21 @@ array<T> fold_s_checked(const char* operation, const segd& s, std::span<const T>
       for (std::int64_t j = lo; j < hi; ++j) o[j] = m(m.identity(), x[j]);
     });
   } else {
-    with_layout(s, [&](const auto& lay) {
-      fold_segments<T>(
-          s.segments(), s.elements(), [&](std::int64_t j) { return lay.end(j); },
-          [&](std::int64_t, std::int64_t lo, std::int64_t hi, T acc) { return fold_range(in.data(), lo, hi, acc, m); },
-          m, o);
-    });
+    const T* x = in.data();
+    const std::int64_t n = s.elements(), segments = s.segments();
+    const auto piece = [x, n, &m](std::int64_t, std::int64_t lo, std::int64_t hi, T acc) {
+      return fold_piece(x, lo, hi, n, acc, m);
+    };
+    if (s.uniform_length() >= 0) {
+      fold_segments<T>(segments, n, [each = s.uniform_length()](std::int64_t j) { return (j + 1) * each; }, piece,
+                       m, o);
+    } else {
+      // The starts are the exclusive scan of the lengths, so segment j ends
+      // where j + 1 starts: 8 bytes of descriptor per segment, not 16.
+      const std::int64_t* st = s.starts().data();
+      fold_segments<T>(segments, n, [st, segments, n](std::int64_t j) { return j + 1 < segments ? st[j + 1] : n; },
+                       piece, m, o);
+    }
   }
   return std::move(out).freeze();
 }
