@@ -30,6 +30,7 @@ namespace vseg::vcode::detail {
 
 template <class T>
 void machine::permute() {  // data index segd
+  if (permute_to_replication<T>()) return;
   if constexpr (std::is_same_v<T, std::int32_t>) {
     if (permute_positions()) return;
   }
@@ -128,6 +129,7 @@ void machine::flagged_permute(bool with_defaults) {
 
 template <class T>
 void machine::bpermute() {  // data index src_segd dst_segd
+  if (bpermute_replicated<T>()) return;
   const auto& data = vec<T>(4, 1);
   const int_vec& index = ints(4, 2);
   const segd& src = segdes(4, 3);
@@ -154,6 +156,7 @@ void machine::bfpermute() {  // data index flags src_segd dst_segd
 
 template <class T>
 void machine::extract() {  // data index segd
+  if (extract_replicated<T>()) return;
   const auto& data = vec<T>(3, 1);
   const segd& s = segdes(3, 3);
   covers(s, data.size(), "the data");
@@ -201,6 +204,7 @@ void machine::replace() {  // data index values segd
 
 template <class T>
 void machine::dist() {  // values segd
+  if (dist_lazily<T>()) return;
   const auto& values = vec<T>(2, 1);
   const segd& s = segdes(2, 2);
   same_length(s.segments(), values.size(), "the descriptor's segments", "the values");
