@@ -373,8 +373,8 @@ void machine::execute(const instruction& ins) {
 
     case opcode::permute: return by_type(ins, [&](auto t) { permute<decltype(t)>(); });
     case opcode::dpermute: return by_type(ins, [&](auto t) { dpermute<decltype(t)>(); });
-    case opcode::fpermute: return by_type(ins, [&](auto t) { flagged_permute<decltype(t)>(false); });
-    case opcode::dfpermute: return by_type(ins, [&](auto t) { flagged_permute<decltype(t)>(true); });
+    case opcode::fpermute: return by_type(ins, [&](auto t) { flagged_permute<decltype(t)>(unset_positions::zero); });
+    case opcode::dfpermute: return by_type(ins, [&](auto t) { flagged_permute<decltype(t)>(unset_positions::from_defaults); });
     case opcode::bpermute: return by_type(ins, [&](auto t) { bpermute<decltype(t)>(); });
     case opcode::bfpermute: return by_type(ins, [&](auto t) { bfpermute<decltype(t)>(); });
     case opcode::extract: return by_type(ins, [&](auto t) { extract<decltype(t)>(); });

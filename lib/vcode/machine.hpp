@@ -82,6 +82,10 @@ constexpr bool reaches_outside(opcode op) {
          op == opcode::fread_char || op == opcode::fwrite;
 }
 
+// FPERMUTE leaves the positions no flag writes 0; DFPERMUTE takes them from
+// its defaults argument.
+enum class unset_positions : std::uint8_t { zero, from_defaults };
+
 class machine {
  public:
   // A machine for prog: its constants made and its runs of stack moves
@@ -287,7 +291,7 @@ class machine {
   template <class T>
   void dpermute();
   template <class T>
-  void flagged_permute(bool with_defaults);
+  void flagged_permute(unset_positions unset);
   template <class T>
   void bpermute();
   template <class T>
@@ -303,37 +307,26 @@ class machine {
   template <class T>
   void rank(rank_order order);
 
-  // --- Replication on virtual segments (replication.cpp; lazy.hpp says
-  // which VCODE it serves). Each returns false, doing nothing, when its
-  // arguments are not of the form it handles; the caller then goes on with
-  // plain vectors. ---
+  // --- Replication on virtual segments (replication.cpp, lazy.hpp). Each
+  // returns false, doing nothing, when its arguments are not of its form. ---
 
-  // DIST kept lazy (an `expanded`) when it writes many copies of each value,
-  // or its values are a replication.
-  template <class T>
-  bool dist_lazily();
-  // INDEX over many elements kept lazy (an `affine`).
+  // DIST kept lazy (`expanded`) when it writes many copies of each value or its values are a replication.
+  template <class T> bool dist_lazily();
+  // INDEX over many elements kept lazy (`affine`).
   bool index_lazily();
   // PERMUTE of a lazy DIST by a lazy transposing INDEX: a replication.
-  template <class T>
-  bool permute_to_replication();
+  template <class T> bool permute_to_replication();
   // EXTRACT and BPERMUTE from a replication: read from the physical copy.
-  template <class T>
-  bool extract_replicated();
-  template <class T>
-  bool bpermute_replicated();
-  // A reduction over a replication's virtual segments: each physical
-  // segment once, the results replicated (DPH's fold_vs).
-  template <class T, class M>
-  bool reduce_replicated(const M& m);
+  template <class T> bool extract_replicated();
+  template <class T> bool bpermute_replicated();
+  // A reduction over virtual segments: each physical segment once, then replicated (DPH's fold_vs).
+  template <class T, class M> bool reduce_replicated(const M& m);
   // An element-wise op with a lazy argument, read block by block.
-  template <class T, class F>
-  bool binary_lazily(F f);
+  template <class T, class F> bool binary_lazily(F f);
   // Whether s has the replication r's virtual segments. O(segments).
   static bool same_layout(const segd& s, const replicated& r);
   // A vector of T's materialised from a lazy value. O(length).
-  template <class T>
-  static array<T> materialized(const value& v);
+  template <class T> static array<T> materialized(const value& v);
 
   // --- I/O helpers (io_ops.cpp). ---
 

@@ -104,7 +104,8 @@ void machine::dpermute() {  // data index defaults src_segd dst_segd
 
 // FPERMUTE and DFPERMUTE: only the flagged elements are written.
 template <class T>
-void machine::flagged_permute(bool with_defaults) {
+void machine::flagged_permute(unset_positions unset) {
+  const bool with_defaults = unset == unset_positions::from_defaults;
   const std::size_t argc = with_defaults ? 6 : 5;
   const auto& data = vec<T>(argc, 1);
   const int_vec& index = ints(argc, 2);
@@ -243,9 +244,9 @@ template void machine::permute<double>();
 template void machine::dpermute<std::int32_t>();
 template void machine::dpermute<bool>();
 template void machine::dpermute<double>();
-template void machine::flagged_permute<std::int32_t>(bool);
-template void machine::flagged_permute<bool>(bool);
-template void machine::flagged_permute<double>(bool);
+template void machine::flagged_permute<std::int32_t>(unset_positions);
+template void machine::flagged_permute<bool>(unset_positions);
+template void machine::flagged_permute<double>(unset_positions);
 template void machine::bpermute<std::int32_t>();
 template void machine::bpermute<bool>();
 template void machine::bpermute<double>();
