@@ -98,6 +98,7 @@ void machine::binary(F f) {
                     vseg::map_into([&](const T& x) { return f(x, y); }, a, out);
                   }));
   }
+  if (binary_lazily<T>(f)) return;
   const auto& a = vec<T>(2, 1);
   // A view of argument 2's prefix, not a copy of the array: a copy would
   // share its buffer and keep it from being reused.
@@ -247,7 +248,69 @@ void machine::scan(const M& m) {
 }
 
 template <class T, class M>
+bool machine::reduce_replicated(const M& m) {  // data segd
+  need(2);
+  const replicated* r = replication_of(at(1));
+  if (r == nullptr || at(1).which() != vec_of<T>::kind) return false;
+  const segd& s = segdes(2, 2);
+  if (!same_layout(s, *r)) return false;
+  // Each physical segment once, left to right (NESL's order), then one
+  // result per virtual segment from its physical segment's.
+  const T* phys = std::get<array<T>>(r->physical->v).data();
+  const std::int64_t p = r->physical_segments();
+  auto folded = buffer<T>::for_overwrite(p);
+  T* f = folded.data();
+  vseg::detail::parallel_for(p, lazy_segment_grain, [&](std::int64_t lo, std::int64_t hi) {
+    for (std::int64_t q = lo; q < hi; ++q) {
+      T acc = m.identity();
+      for (std::int64_t j = r->pstarts[q], end = j + r->plens[q]; j < end; ++j) acc = m(acc, phys[j]);
+      f[q] = acc;
+    }
+  });
+  const std::int64_t n = r->virtual_segments();
+  auto out = buffer<T>::for_overwrite(n);
+  T* o = out.data();
+  vseg::detail::parallel_for(n, [&](std::int64_t lo, std::int64_t hi) {
+    for (std::int64_t t = lo; t < hi; ++t) o[t] = f[r->vsegids[t]];
+  });
+  finish(2, wrap_value(std::move(out).freeze()));
+  return true;
+}
+
+template <class T, class F>
+bool machine::binary_lazily(F f) {
+  using U = std::remove_cvref_t<std::invoke_result_t<F&, const T&, const T&>>;
+  const value& x = at(1);
+  const value& y = at(0);
+  if (!x.lazy && !y.lazy) return false;
+  if (x.which() != vec_of<T>::kind || y.which() != vec_of<T>::kind) return false;  // arg() reports it
+  const std::int64_t n = x.length();
+  if (y.length() < n)
+    fail("vector length mismatch: argument 1 has " + std::to_string(n) + " elements, argument 2 has " +
+         std::to_string(y.length()));
+  room_for<U>(2, n);
+  // Block by block: a lazy argument is written into a block-sized scratch
+  // (never whole), a plain one read where it is.
+  auto out = buffer<U>::for_overwrite(n);
+  U* o = out.data();
+  vseg::detail::for_each_block(n, lazy_block, [&](std::int64_t, std::int64_t lo, std::int64_t hi) {
+    T xs[lazy_block];
+    T ys[lazy_block];
+    const T* a = xs;
+    const T* b = ys;
+    if (x.lazy || x.splat >= 0) write_range<T>(x, lo, hi, xs);
+    else a = std::get<array<T>>(x.v).data() + lo;
+    if (y.lazy || y.splat >= 0) write_range<T>(y, lo, hi, ys);
+    else b = std::get<array<T>>(y.v).data() + lo;
+    for (std::int64_t i = 0; i < hi - lo; ++i) o[lo + i] = f(a[i], b[i]);
+  });
+  finish(2, wrap_value(std::move(out).freeze()));
+  return true;
+}
+
+template <class T, class M>
 void machine::reduce(const M& m) {
+  if (reduce_replicated<T>(m)) return;
   const auto& data = vec<T>(2, 1);
   const segd& s = segdes(2, 2);
   covers(s, data.size(), "the data");
@@ -371,8 +434,8 @@ void machine::execute(const instruction& ins) {
 
     case opcode::permute: return by_type(ins, [&](auto t) { permute<decltype(t)>(); });
     case opcode::dpermute: return by_type(ins, [&](auto t) { dpermute<decltype(t)>(); });
-    case opcode::fpermute: return by_type(ins, [&](auto t) { flagged_permute<decltype(t)>(false); });
-    case opcode::dfpermute: return by_type(ins, [&](auto t) { flagged_permute<decltype(t)>(true); });
+    case opcode::fpermute: return by_type(ins, [&](auto t) { flagged_permute<decltype(t)>(unset_positions::zero); });
+    case opcode::dfpermute: return by_type(ins, [&](auto t) { flagged_permute<decltype(t)>(unset_positions::from_defaults); });
     case opcode::bpermute: return by_type(ins, [&](auto t) { bpermute<decltype(t)>(); });
     case opcode::bfpermute: return by_type(ins, [&](auto t) { bfpermute<decltype(t)>(); });
     case opcode::extract: return by_type(ins, [&](auto t) { extract<decltype(t)>(); });
@@ -392,6 +455,7 @@ void machine::execute(const instruction& ins) {
       same_length(s.segments(), start.size(), "the descriptor's segments", "the starts");
       same_length(s.segments(), stride.size(), "the descriptor's segments", "the strides");
       room_for<i32>(3, s.elements());
+      if (index_lazily()) return;
       // One big segment: a splat with a step, written out only if some
       // operation other than PERMUTE reads it.
       if (s.segments() == 1 && s.elements() >= index_splat_min) {

@@ -118,6 +118,22 @@ run_result machine::run() {
 }
 
 void machine::materialize(slot& entry) const {
+  if (entry->lazy) {
+    value v;
+    std::visit(
+        [&](const auto& x) {
+          using X = std::remove_cvref_t<decltype(x)>;
+          if constexpr (std::is_same_v<X, int_vec> || std::is_same_v<X, bool_vec> || std::is_same_v<X, float_vec>) {
+            using T = typename X::value_type;
+            check_room(detail::words_for<T>(entry->length()), words_ - entry->words());
+            v = value{materialized<T>(*entry)};
+          }
+        },
+        entry->v);
+    words_ += v.words() - entry->words();
+    entry = make_slot(std::move(v));
+    return;
+  }
   if (entry->splat < 0) return;
   const std::int64_t n = entry->splat;
   value v;

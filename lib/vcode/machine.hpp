@@ -20,6 +20,7 @@
 #include <boost/smart_ptr/intrusive_ptr.hpp>
 
 #include "io.hpp"
+#include "lazy.hpp"
 #include "lcg48.hpp"
 #include "shuffle.hpp"
 #include "value.hpp"
@@ -81,6 +82,10 @@ constexpr bool reaches_outside(opcode op) {
          op == opcode::fread_char || op == opcode::fwrite;
 }
 
+// FPERMUTE leaves the positions no flag writes 0; DFPERMUTE takes them from
+// its defaults argument.
+enum class unset_positions : std::uint8_t { zero, from_defaults };
+
 class machine {
  public:
   // A machine for prog: its constants made and its runs of stack moves
@@ -117,12 +122,12 @@ class machine {
     if (entry->which() != k)
       fail("argument " + std::to_string(argno) + " is " + std::string(detail::kind_name(entry->which())) +
            ", expected " + std::string(detail::kind_name(k)));
-    if (entry->splat >= 0) materialize(entry);
+    if (entry->splat >= 0 || entry->lazy) materialize(entry);
     return *entry;
   }
 
-  // A splat entry made into the vector it stands for: a new value (another
-  // entry may share the splat), counted at its real size.
+  // A splat or lazy entry made into the vector it stands for: a new value
+  // (another entry may share the old one), counted at its real size.
   void materialize(slot& entry) const;
 
   // The scalar of a splat argument of kind T, or nullptr when the argument
@@ -228,7 +233,7 @@ class machine {
   static std::span<U> reusable(const slot& entry, std::int64_t n) {
     value& v = *entry;
     auto* a = std::get_if<array<U>>(&v.v);
-    if (entry->use_count() != 1 || a == nullptr || v.splat >= 0 || a->size() != n) return {};
+    if (entry->use_count() != 1 || a == nullptr || v.splat >= 0 || v.lazy || a->size() != n) return {};
     return a->writable_if_unique();
   }
 
@@ -286,7 +291,7 @@ class machine {
   template <class T>
   void dpermute();
   template <class T>
-  void flagged_permute(bool with_defaults);
+  void flagged_permute(unset_positions unset);
   template <class T>
   void bpermute();
   template <class T>
@@ -301,6 +306,27 @@ class machine {
   void pack();
   template <class T>
   void rank(rank_order order);
+
+  // --- Replication on virtual segments (replication.cpp, lazy.hpp). Each
+  // returns false, doing nothing, when its arguments are not of its form. ---
+
+  // DIST kept lazy (`expanded`) when it writes many copies of each value or its values are a replication.
+  template <class T> bool dist_lazily();
+  // INDEX over many elements kept lazy (`affine`).
+  bool index_lazily();
+  // PERMUTE of a lazy DIST by a lazy transposing INDEX: a replication.
+  template <class T> bool permute_to_replication();
+  // EXTRACT and BPERMUTE from a replication: read from the physical copy.
+  template <class T> bool extract_replicated();
+  template <class T> bool bpermute_replicated();
+  // A reduction over virtual segments: each physical segment once, then replicated (DPH's fold_vs).
+  template <class T, class M> bool reduce_replicated(const M& m);
+  // An element-wise op with a lazy argument, read block by block.
+  template <class T, class F> bool binary_lazily(F f);
+  // Whether s has the replication r's virtual segments. O(segments).
+  static bool same_layout(const segd& s, const replicated& r);
+  // A vector of T's materialised from a lazy value. O(length).
+  template <class T> static array<T> materialized(const value& v);
 
   // --- I/O helpers (io_ops.cpp). ---
 
@@ -345,6 +371,15 @@ class machine {
   // Only PERMUTE reads one without writing it out, so a short one would
   // mostly cost a second value.
   static constexpr std::int64_t index_splat_min = std::int64_t{1} << 16;
+  // A DIST or INDEX of at least lazy_min elements and lazy_ratio times
+  // its segments stays lazy (lazy.hpp): the replicating DISTs write each
+  // value r times (treeLookup's, twice). Smaller ones are written at once, as cheap as a value.
+  static constexpr std::int64_t lazy_min = std::int64_t{1} << 14;
+  static constexpr std::int64_t lazy_ratio = 2;
+  // Elements per block when a lazy value is written out or read by an
+  // element-wise op; virtual segments per task in BPERMUTE.
+  static constexpr std::int64_t lazy_block = 4096;
+  static constexpr std::int64_t lazy_segment_grain = 64;
   std::vector<slot> constants_;
   // Runs of stack moves (plan_shuffle): the plan for a run starting at each
   // pc, or -1; and the new top a plan builds before it replaces the old.

@@ -30,6 +30,7 @@ namespace vseg::vcode::detail {
 
 template <class T>
 void machine::permute() {  // data index segd
+  if (permute_to_replication<T>()) return;
   if constexpr (std::is_same_v<T, std::int32_t>) {
     if (permute_positions()) return;
   }
@@ -103,7 +104,8 @@ void machine::dpermute() {  // data index defaults src_segd dst_segd
 
 // FPERMUTE and DFPERMUTE: only the flagged elements are written.
 template <class T>
-void machine::flagged_permute(bool with_defaults) {
+void machine::flagged_permute(unset_positions unset) {
+  const bool with_defaults = unset == unset_positions::from_defaults;
   const std::size_t argc = with_defaults ? 6 : 5;
   const auto& data = vec<T>(argc, 1);
   const int_vec& index = ints(argc, 2);
@@ -128,6 +130,7 @@ void machine::flagged_permute(bool with_defaults) {
 
 template <class T>
 void machine::bpermute() {  // data index src_segd dst_segd
+  if (bpermute_replicated<T>()) return;
   const auto& data = vec<T>(4, 1);
   const int_vec& index = ints(4, 2);
   const segd& src = segdes(4, 3);
@@ -154,6 +157,7 @@ void machine::bfpermute() {  // data index flags src_segd dst_segd
 
 template <class T>
 void machine::extract() {  // data index segd
+  if (extract_replicated<T>()) return;
   const auto& data = vec<T>(3, 1);
   const segd& s = segdes(3, 3);
   covers(s, data.size(), "the data");
@@ -201,6 +205,7 @@ void machine::replace() {  // data index values segd
 
 template <class T>
 void machine::dist() {  // values segd
+  if (dist_lazily<T>()) return;
   const auto& values = vec<T>(2, 1);
   const segd& s = segdes(2, 2);
   same_length(s.segments(), values.size(), "the descriptor's segments", "the values");
@@ -239,9 +244,9 @@ template void machine::permute<double>();
 template void machine::dpermute<std::int32_t>();
 template void machine::dpermute<bool>();
 template void machine::dpermute<double>();
-template void machine::flagged_permute<std::int32_t>(bool);
-template void machine::flagged_permute<bool>(bool);
-template void machine::flagged_permute<double>(bool);
+template void machine::flagged_permute<std::int32_t>(unset_positions);
+template void machine::flagged_permute<bool>(unset_positions);
+template void machine::flagged_permute<double>(unset_positions);
 template void machine::bpermute<std::int32_t>();
 template void machine::bpermute<bool>();
 template void machine::bpermute<double>();

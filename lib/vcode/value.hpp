@@ -20,6 +20,13 @@ namespace vseg::vcode::detail {
 
 struct value;
 
+// A vector kept as the arguments that make it (lazy.hpp): a DIST, an INDEX,
+// or a replication held as virtual segments over one physical copy.
+struct lazy_vector;
+// Its length and the words it holds (lazy.cpp).
+std::int64_t lazy_length(const lazy_vector& l) noexcept;
+std::int64_t lazy_words(const lazy_vector& l) noexcept;
+
 // PAIR's result: two values kept together until UNPAIR.
 struct pair_value;
 
@@ -67,6 +74,11 @@ struct value : boost::intrusive_ref_counter<value, boost::thread_unsafe_counter>
   // Keeps that array alive as long as this value lives, uncounted by -m,
   // like `lengths` above.
   int_vec inverse;
+  // A lazy vector (lazy.hpp): when set, `v` holds an empty vector of the
+  // value's kind and this stands for its elements. Only the operations that
+  // know a form read it (replication.cpp); any other reader materialises it
+  // first (machine::arg), as for a splat. Never set together with `splat`.
+  std::shared_ptr<const lazy_vector> lazy;
 
   // The contents were overwritten: the caches above no longer hold.
   void written_in_place() noexcept {
@@ -97,6 +109,7 @@ struct pair_value {
 
 inline std::int64_t value::length() const noexcept {
   if (splat >= 0) return splat;
+  if (lazy) return lazy_length(*lazy);
   switch (which()) {
     case int_: return std::get<int_vec>(v).size();
     case bool_: return std::get<bool_vec>(v).size();
@@ -116,6 +129,7 @@ constexpr std::int64_t words_for(std::int64_t n) noexcept {
 }
 
 inline std::int64_t value::words() const noexcept {
+  if (lazy) return lazy_words(*lazy);
   switch (which()) {
     case int_: return words_for<std::int32_t>(std::get<int_vec>(v).size());
     case bool_: return words_for<bool>(std::get<bool_vec>(v).size());

@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+"""Replication on virtual segments, side by side with NESL's vinterp.
+
+  replication.py VSEG_VCODE [--runs N] [--nesl DIR] [--vinterp PATH]
+
+Compiles tests/vcode/nesl/spmv.nesl (nested SpMV, the vector v free in the
+inner loop, so NESL replicates v once per non-zero) with NESL's compiler at
+r = 10 rows of k = 1 .. 1000 non-zeros over n = 10^4 elements: replication
+factor r * k = 10 .. 10^4. Runs vseg-vcode and vinterp interleaved, N runs
+each (default 3), every output checked equal, and prints the median wall
+time (min-max), the median peak RSS (/usr/bin/time -v) and the ratios.
+NESL is built with ../shared/nesl/build into --nesl (default
+/tmp/nesl-compiler) and vinterp with ../shared/vcode/reference/build when
+absent. Takes /tmp/vseg-bench.lock while it measures.
+"""
+import argparse
+import fcntl
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+SHARED = os.path.join(os.path.dirname(ROOT), "shared")
+SIZES = [(10, 1, 10000), (10, 10, 10000), (10, 100, 10000), (10, 1000, 10000)]
+
+
+def run(cmd, cwd):
+    start = time.perf_counter()
+    r = subprocess.run(["/usr/bin/time", "-v"] + cmd, capture_output=True, cwd=cwd, text=True)
+    secs = time.perf_counter() - start  # /usr/bin/time's wall clock has 10 ms steps
+    if r.returncode != 0:
+        sys.exit(f"{cmd} failed: {r.stderr[-500:]}")
+    rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", r.stderr).group(1))
+    return r.stdout, secs, rss / 1024.0
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("vseg")
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--nesl", default="/tmp/nesl-compiler")
+    ap.add_argument("--vinterp")
+    a = ap.parse_args()
+    vseg = os.path.abspath(a.vseg)
+    vinterp = a.vinterp or subprocess.run([os.path.join(SHARED, "vcode/reference/build")], capture_output=True,
+                                          text=True, check=True).stdout.strip()
+    if not os.path.exists(os.path.join(a.nesl, "neslc")):
+        subprocess.run([os.path.join(SHARED, "nesl/build"), a.nesl], check=True, capture_output=True)
+    work = tempfile.mkdtemp(prefix="vseg-replication-")
+    subprocess.run(["cp", os.path.join(ROOT, "tests/vcode/nesl/spmv.nesl"), work], check=True)
+    print("| r x k (replication factor) | vseg-vcode s | vinterp s | speed-up | vseg-vcode MB | vinterp MB | memory ratio |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    with open("/tmp/vseg-bench.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        for r, k, n in SIZES:
+            name = f"spmv_{r}_{k}_{n}"
+            subprocess.run([os.path.join(a.nesl, "neslc"), "spmv", f"run_smvp({r}, {k}, {n})", name], cwd=work,
+                           check=True, capture_output=True)
+            prog = os.path.join(work, name + ".vcode")
+            t = {"vseg": [], "vinterp": []}
+            m = {"vseg": [], "vinterp": []}
+            for _ in range(a.runs):
+                out_v, s, mb = run([vseg, prog], work)
+                t["vseg"].append(s), m["vseg"].append(mb)
+                out_n, s, mb = run([vinterp, "-m", "400000000", prog], work)
+                t["vinterp"].append(s), m["vinterp"].append(mb)
+                if out_v != out_n:
+                    sys.exit(f"{name}: outputs differ:\n{out_v}\n{out_n}")
+            med = {x: statistics.median(t[x]) for x in t}
+            mem = {x: statistics.median(m[x]) for x in m}
+            print(f"| {r} x {k} ({r * k}) | {med['vseg']:.3f} ({min(t['vseg']):.3f}-{max(t['vseg']):.3f}) "
+                  f"| {med['vinterp']:.3f} ({min(t['vinterp']):.3f}-{max(t['vinterp']):.3f}) "
+                  f"| {med['vinterp'] / med['vseg']:.1f}x | {mem['vseg']:.0f} | {mem['vinterp']:.0f} "
+                  f"| {mem['vinterp'] / mem['vseg']:.1f}x |", flush=True)
+
+
+if __name__ == "__main__":
+    main()

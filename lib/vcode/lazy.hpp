@@ -1,0 +1,166 @@
+// Lazy vectors: a stack value kept as the arguments that make it, so that
+// NESL's replication of a free vector costs no copy.
+//
+// NESL's flattening replicates every vector free in a nested apply-to-each.
+// `dist(v, r)` of a flat v of n elements is compiled to
+//   DIST   v over n segments of r      (each v[e] r times: an `expanded`)
+//   INDEX  starts e, strides n         (a transposition: an `affine` index)
+//   PERMUTE the first by the second    (r copies of v, one after another)
+// and the same three ops, segmented, replicate each segment of a nested
+// value (SpMV's inner loop: row c's copy of v, once per non-zero of row c).
+// The interpreter keeps the DIST and the INDEX lazy, recognises the PERMUTE
+// of one by the other as a replication, and holds its result as virtual
+// segments over the one physical copy (`replicated`, as vseg::nested holds
+// values: a data block, physical segments and vsegids). EXTRACT, BPERMUTE,
+// the reductions, DIST and element-wise ops read it without writing it out
+// (replication.cpp); any other op materialises it (machine::arg).
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <variant>
+
+#include <boost/smart_ptr/intrusive_ptr.hpp>
+
+#include "scalar.hpp"
+#include "value.hpp"
+#include "vseg/array.hpp"
+#include "vseg/segd.hpp"
+
+namespace vseg::vcode::detail {
+
+using value_ptr = boost::intrusive_ptr<value>;
+
+// DIST's result: segment i of `shape` is `values`' element i, repeated.
+// `values` is a plain vector or a `replicated` one, never a splat.
+struct expanded {
+  value_ptr values;
+  segd shape;
+};
+
+// INDEX's result (INT): element r of segment i of `shape` is
+// starts[i] + r * strides[i], wrapping.
+struct affine {
+  int_vec starts;
+  int_vec strides;
+  segd shape;
+};
+
+// Virtual segments over one physical copy: virtual segment t is the physical
+// segment vsegids[t], i.e. the elements [pstarts[p], pstarts[p] + plens[p])
+// of `physical` (a plain vector), p = vsegids[t]. `vstarts` are the virtual
+// segments' starts in the vector this stands for (exclusive scan of their
+// lengths). The virtual segments are the segments of the descriptor the
+// replicating PERMUTE left beside it, so a consumer checks its descriptor
+// against them (same_layout) before reading them as segments.
+struct replicated {
+  value_ptr physical;
+  array<std::int64_t> pstarts;
+  array<std::int64_t> plens;
+  array<std::int64_t> vsegids;
+  array<std::int64_t> vstarts;
+
+  std::int64_t virtual_segments() const noexcept { return vsegids.size(); }
+  std::int64_t physical_segments() const noexcept { return plens.size(); }
+  // The physical start and the length of virtual segment t. O(1).
+  std::int64_t start_of(std::int64_t t) const noexcept { return pstarts[vsegids[t]]; }
+  std::int64_t length_of(std::int64_t t) const noexcept { return plens[vsegids[t]]; }
+};
+
+struct lazy_vector {
+  using form_type = std::variant<expanded, affine, replicated>;
+  std::int64_t length = 0;  // elements it stands for
+  std::int64_t words = 0;   // 8-byte words it holds (the -m unit): physical ones only
+  form_type form;
+};
+
+// The replication a value is, or nullptr.
+inline const replicated* replication_of(const value& v) noexcept {
+  return v.lazy ? std::get_if<replicated>(&v.lazy->form) : nullptr;
+}
+
+// The segment of `s` that holds element j (0 <= j < s.elements()): the last
+// non-empty segment starting at or before j. O(log segments).
+inline std::int64_t segment_of(const segd& s, std::int64_t j) {
+  if (const std::int64_t l = s.uniform_length(); l > 0) return j / l;
+  const auto& starts = s.starts();
+  const auto it = std::upper_bound(starts.begin(), starts.end(), j);
+  std::int64_t i = (it - starts.begin()) - 1;
+  while (s.length(i) == 0) ++i;  // empty segments share the next one's start
+  return i;
+}
+
+// The virtual segment of r that holds element j. O(log virtual segments).
+inline std::int64_t segment_of(const replicated& r, std::int64_t j) {
+  const auto it = std::upper_bound(r.vstarts.begin(), r.vstarts.end(), j);
+  std::int64_t t = (it - r.vstarts.begin()) - 1;
+  while (r.length_of(t) == 0) ++t;
+  return t;
+}
+
+// Element j of a plain vector, a splat or a replication of T's. O(log n).
+template <class T>
+T element_at(const value& v, std::int64_t j) {
+  const auto& a = std::get<array<T>>(v.v);
+  if (v.splat >= 0) {
+    if constexpr (std::is_same_v<T, std::int32_t>) return wrap(bits(a[0]) + static_cast<std::uint32_t>(j) * bits(v.step));
+    return a[0];
+  }
+  if (const replicated* r = replication_of(v)) {
+    const std::int64_t t = segment_of(*r, j);
+    return std::get<array<T>>(r->physical->v)[r->start_of(t) + (j - r->vstarts[t])];
+  }
+  return a[j];
+}
+
+// The elements [lo, hi) of v (plain, splat or lazy) written to out.
+// O(hi - lo + log n) for a plain, splat, affine or replicated value; an
+// expanded one over replicated values adds O(log n) per segment crossed.
+template <class T>
+void write_range(const value& v, std::int64_t lo, std::int64_t hi, T* out) {
+  if (lo >= hi) return;
+  if (v.splat >= 0 || !v.lazy) {
+    if (v.splat < 0) {
+      const T* d = std::get<array<T>>(v.v).data();
+      std::copy(d + lo, d + hi, out);
+      return;
+    }
+    for (std::int64_t j = lo; j < hi; ++j) out[j - lo] = element_at<T>(v, j);
+    return;
+  }
+  const auto& form = v.lazy->form;
+  if (const auto* e = std::get_if<expanded>(&form)) {
+    std::int64_t i = segment_of(e->shape, lo);
+    for (std::int64_t j = lo; j < hi; ++i) {
+      const std::int64_t end = std::min(hi, e->shape.start(i) + e->shape.length(i));
+      if (end <= j) continue;
+      std::fill(out + (j - lo), out + (end - lo), element_at<T>(*e->values, i));
+      j = end;
+    }
+  } else if (const auto* a = std::get_if<affine>(&form)) {
+    if constexpr (std::is_same_v<T, std::int32_t>) {
+      std::int64_t i = segment_of(a->shape, lo);
+      for (std::int64_t j = lo; j < hi; ++i) {
+        const std::int64_t start = a->shape.start(i);
+        const std::int64_t end = std::min(hi, start + a->shape.length(i));
+        const std::uint32_t first = bits(a->starts[i]);
+        const std::uint32_t step = bits(a->strides[i]);
+        for (; j < end; ++j) out[j - lo] = wrap(first + static_cast<std::uint32_t>(j - start) * step);
+      }
+    }
+  } else {
+    const auto& r = std::get<replicated>(form);
+    const T* d = std::get<array<T>>(r.physical->v).data();
+    std::int64_t t = segment_of(r, lo);
+    for (std::int64_t j = lo; j < hi; ++t) {
+      const std::int64_t vstart = r.vstarts[t];
+      const std::int64_t end = std::min(hi, vstart + r.length_of(t));
+      if (end <= j) continue;
+      const T* src = d + r.start_of(t) + (j - vstart);
+      std::copy(src, src + (end - j), out + (j - lo));
+      j = end;
+    }
+  }
+}
+
+}  // namespace vseg::vcode::detail

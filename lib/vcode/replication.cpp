@@ -1,0 +1,264 @@
+// Replication on virtual segments (lazy.hpp): DIST and INDEX kept lazy, the
+// PERMUTE that turns them into copies of a vector recognised and held as
+// virtual segments over one physical copy, and the operations that read such
+// a value from that copy: EXTRACT, BPERMUTE and DIST. The reductions and the
+// element-wise ops with a lazy argument are in execute.cpp (they are
+// templates over the operation). Instantiated at the end for INT, BOOL and
+// FLOAT.
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "lazy.hpp"
+#include "machine.hpp"
+#include "scalar.hpp"
+#include "value.hpp"
+#include "vseg/detail/parallel.hpp"
+#include "vseg/flat/scan.hpp"
+#include "vseg/segd.hpp"
+
+namespace vseg::vcode::detail {
+
+namespace {
+
+// A lazy value of kind k standing for `length` elements.
+value make_lazy(value::kind k, std::int64_t length, std::int64_t words, lazy_vector::form_type form) {
+  value v;
+  switch (k) {
+    case value::int_: v.v = int_vec{}; break;
+    case value::bool_: v.v = bool_vec{}; break;
+    default: v.v = float_vec{}; break;
+  }
+  v.lazy = std::make_shared<const lazy_vector>(lazy_vector{length, words, std::move(form)});
+  return v;
+}
+
+// The words a descriptor of n segments takes (lengths and starts).
+constexpr std::int64_t segd_words(std::int64_t n) { return 2 * n; }
+
+// An int64 array from a std::vector.
+array<std::int64_t> to_array(std::vector<std::int64_t>&& v) { return array<std::int64_t>(std::move(v)); }
+
+// Whether two descriptors have the same lengths. O(segments), O(1) when
+// both are uniform or share their lengths.
+bool same_lengths(const segd& a, const segd& b) {
+  if (a.segments() != b.segments() || a.elements() != b.elements()) return false;
+  if (a.uniform_length() >= 0 && a.uniform_length() == b.uniform_length()) return true;
+  const auto& la = a.lengths();
+  const auto& lb = b.lengths();
+  if (la.data() == lb.data()) return true;
+  return std::equal(la.begin(), la.end(), lb.begin());
+}
+
+}  // namespace
+
+std::int64_t lazy_length(const lazy_vector& l) noexcept { return l.length; }
+std::int64_t lazy_words(const lazy_vector& l) noexcept { return l.words; }
+
+template <class T>
+array<T> machine::materialized(const value& v) {
+  const std::int64_t n = v.length();
+  auto out = buffer<T>::for_overwrite(n);
+  T* o = out.data();
+  vseg::detail::for_each_block(n, lazy_block, [&](std::int64_t, std::int64_t lo, std::int64_t hi) {
+    write_range<T>(v, lo, hi, o + lo);
+  });
+  return std::move(out).freeze();
+}
+
+bool machine::same_layout(const segd& s, const replicated& r) {
+  if (s.segments() != r.virtual_segments()) return false;
+  for (std::int64_t t = 0; t < s.segments(); ++t)
+    if (s.length(t) != r.length_of(t)) return false;
+  return true;
+}
+
+template <class T>
+bool machine::dist_lazily() {  // values segd
+  need(2);
+  const slot& values = stack_[stack_.size() - 2];
+  if (values->which() != vec_of<T>::kind || values->splat >= 0) return false;
+  const bool replication = replication_of(*values) != nullptr;
+  if (values->lazy && !replication) return false;
+  const segd& s = segdes(2, 2);
+  same_length(s.segments(), values->length(), "the descriptor's segments", "the values");
+  // Worth it when each value is written many times (the replicating DISTs
+  // write each r times); a replication is never written out here.
+  // One value over one segment is a splat (dist()), cheaper still.
+  if (!replication && (s.segments() < 2 || s.elements() < lazy_min || s.elements() < lazy_ratio * s.segments())) return false;
+  const std::int64_t words = values->words() + segd_words(s.segments());
+  return finish(2, make_lazy(vec_of<T>::kind, s.elements(), words, expanded{values, s})), true;
+}
+
+bool machine::index_lazily() {  // start stride segd
+  const segd& s = segdes(3, 3);
+  if (s.segments() < 2 || s.elements() < lazy_min || s.elements() < lazy_ratio * s.segments()) return false;
+  const int_vec& start = ints(3, 1);
+  const int_vec& stride = ints(3, 2);
+  same_length(s.segments(), start.size(), "the descriptor's segments", "the starts");
+  same_length(s.segments(), stride.size(), "the descriptor's segments", "the strides");
+  const std::int64_t words = words_for<std::int32_t>(2 * s.segments()) + segd_words(s.segments());
+  return finish(3, make_lazy(value::int_, s.elements(), words, affine{start, stride, s})), true;
+}
+
+// PERMUTE(DIST(vals over S), INDEX(starts, strides over S), S2) is a
+// replication when, for every segment c of S2, the next n_c segments of S
+// all have one length k_c, n_c * k_c = |c|, and starts e, strides n_c
+// (e = 0, ..., n_c - 1): element e + i * n_c of segment c is vals[g_c + e]
+// for every i < k_c, so segment c is k_c copies of vals[g_c, g_c + n_c).
+// Checked in O(segments of S); anything else is left to the plain PERMUTE.
+template <class T>
+bool machine::permute_to_replication() {  // data index segd
+  need(3);
+  const value& data = at(2);
+  const value& index = at(1);
+  if (!data.lazy || !index.lazy || data.which() != vec_of<T>::kind || at(0).which() != value::segdes) return false;
+  const auto* e = std::get_if<expanded>(&data.lazy->form);
+  const auto* a = std::get_if<affine>(&index.lazy->form);
+  if (e == nullptr || a == nullptr || !same_lengths(e->shape, a->shape)) return false;
+  const segd& s = e->shape;
+  const segd& s2 = std::get<segd>(at(0).v);
+  if (s2.elements() != s.elements()) return false;
+  const std::int64_t m = s.segments();
+  std::vector<std::int64_t> group_start, group_size, copies;
+  std::int64_t g = 0;
+  for (std::int64_t c = 0; c < s2.segments(); ++c) {
+    const std::int64_t len = s2.length(c);
+    std::int64_t n = 0, k = 0;
+    if (len > 0) {
+      if (g >= m || (k = s.length(g)) <= 0 || len % k != 0) return false;
+      n = len / k;
+      if (n > m - g || n > std::numeric_limits<std::int32_t>::max()) return false;
+      for (std::int64_t i = 0; i < n; ++i)
+        if (s.length(g + i) != k || a->starts[g + i] != i || a->strides[g + i] != n) return false;
+    }
+    group_start.push_back(g);
+    group_size.push_back(n);
+    copies.push_back(k);
+    g += n;
+  }
+  if (g != m) return false;
+  // The physical copy: vals itself, in groups; or, when vals is a
+  // replication whose virtual segments are the groups, its physical copy.
+  const replicated* inner = replication_of(*e->values);
+  if (inner != nullptr) {
+    if (inner->virtual_segments() != s2.segments()) return false;
+    for (std::int64_t c = 0; c < s2.segments(); ++c)
+      if (inner->vstarts[c] != group_start[c] || inner->length_of(c) != group_size[c]) return false;
+  }
+  std::int64_t virtual_count = 0;
+  for (std::int64_t k : copies) virtual_count += k;
+  std::vector<std::int64_t> vsegids;
+  vsegids.reserve(static_cast<std::size_t>(virtual_count));
+  for (std::int64_t c = 0; c < s2.segments(); ++c)
+    for (std::int64_t i = 0; i < copies[c]; ++i) vsegids.push_back(inner != nullptr ? inner->vsegids[c] : c);
+  replicated r;
+  if (inner != nullptr) {
+    r.physical = inner->physical;
+    r.pstarts = inner->pstarts;
+    r.plens = inner->plens;
+  } else {
+    r.physical = e->values;
+    r.pstarts = to_array(std::move(group_start));
+    r.plens = to_array(std::move(group_size));
+  }
+  r.vsegids = to_array(std::move(vsegids));
+  std::vector<std::int64_t> vstarts(static_cast<std::size_t>(virtual_count));
+  std::int64_t pos = 0;
+  for (std::int64_t t = 0; t < virtual_count; ++t) {
+    vstarts[static_cast<std::size_t>(t)] = pos;
+    pos += r.length_of(t);
+  }
+  r.vstarts = to_array(std::move(vstarts));
+  const std::int64_t words =
+      r.physical->words() + segd_words(r.physical_segments()) + 2 * virtual_count;
+  return finish(3, make_lazy(vec_of<T>::kind, s.elements(), words, std::move(r))), true;
+}
+
+template <class T>
+bool machine::extract_replicated() {  // data index segd
+  need(3);
+  const replicated* r = replication_of(at(2));
+  if (r == nullptr || at(2).which() != vec_of<T>::kind) return false;
+  const segd& s = segdes(3, 3);
+  if (!same_layout(s, *r)) return false;
+  const std::int32_t* k = splat_scalar<std::int32_t>(1);
+  const int_vec* index = k != nullptr ? nullptr : &ints(3, 2);
+  same_length(s.segments(), at(1).length(), "the descriptor's segments", "the indices");
+  const T* phys = std::get<array<T>>(r->physical->v).data();
+  const std::int64_t n = s.segments();
+  auto out = buffer<T>::for_overwrite(n);
+  T* o = out.data();
+  std::int64_t bad = -1;
+  vseg::detail::parallel_for(n, [&](std::int64_t lo, std::int64_t hi) {
+    for (std::int64_t t = lo; t < hi; ++t) {
+      const std::int64_t i = k != nullptr ? *k : (*index)[t];
+      if (i < 0 || i >= r->length_of(t)) {
+        std::atomic_ref<std::int64_t>(bad).store(t, std::memory_order_relaxed);
+        return;
+      }
+      o[t] = phys[r->start_of(t) + i];
+    }
+  });
+  if (bad >= 0)
+    fail("index " + std::to_string(k != nullptr ? *k : (*index)[bad]) + " outside segment " + std::to_string(bad) +
+         " of length " + std::to_string(r->length_of(bad)));
+  return finish(3, wrap_value(std::move(out).freeze())), true;
+}
+
+template <class T>
+bool machine::bpermute_replicated() {  // data index src_segd dst_segd
+  need(4);
+  const replicated* r = replication_of(at(3));
+  if (r == nullptr || at(3).which() != vec_of<T>::kind) return false;
+  const segd& src = segdes(4, 3);
+  if (!same_layout(src, *r)) return false;
+  const int_vec& index = ints(4, 2);
+  const segd& dst = segdes(4, 4);
+  covers(dst, index.size(), "the indices");
+  same_length(src.segments(), dst.segments(), "the source descriptor", "the destination descriptor");
+  const T* phys = std::get<array<T>>(r->physical->v).data();
+  auto out = buffer<T>::for_overwrite(index.size());
+  T* o = out.data();
+  std::int64_t bad = -1;
+  vseg::detail::parallel_for(dst.segments(), lazy_segment_grain, [&](std::int64_t lo, std::int64_t hi) {
+    for (std::int64_t t = lo; t < hi; ++t) {
+      const T* from = phys + r->start_of(t);
+      const std::int64_t len = r->length_of(t);
+      for (std::int64_t j = dst.start(t), end = j + dst.length(t); j < end; ++j) {
+        const std::int64_t i = index[j];
+        if (i < 0 || i >= len) {
+          std::atomic_ref<std::int64_t>(bad).store(j, std::memory_order_relaxed);
+          return;
+        }
+        o[j] = from[i];
+      }
+    }
+  });
+  if (bad >= 0) fail("index " + std::to_string(index[bad]) + " at position " + std::to_string(bad) + " outside its segment");
+  return finish(4, wrap_value(std::move(out).freeze())), true;
+}
+
+template array<std::int32_t> machine::materialized<std::int32_t>(const value&);
+template array<bool> machine::materialized<bool>(const value&);
+template array<double> machine::materialized<double>(const value&);
+template bool machine::dist_lazily<std::int32_t>();
+template bool machine::dist_lazily<bool>();
+template bool machine::dist_lazily<double>();
+template bool machine::permute_to_replication<std::int32_t>();
+template bool machine::permute_to_replication<bool>();
+template bool machine::permute_to_replication<double>();
+template bool machine::extract_replicated<std::int32_t>();
+template bool machine::extract_replicated<bool>();
+template bool machine::extract_replicated<double>();
+template bool machine::bpermute_replicated<std::int32_t>();
+template bool machine::bpermute_replicated<bool>();
+template bool machine::bpermute_replicated<double>();
+
+}  // namespace vseg::vcode::detail
