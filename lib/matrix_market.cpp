@@ -322,6 +322,28 @@ csr_matrix build_rows(std::int64_t rows, std::int64_t cols, array<std::int64_t> 
           std::move(values).freeze()};
 }
 
+// The square stencil matrix of `rows` rows whose row r holds `diagonal` at
+// its own column and -1 at every other column for_each_neighbour(r, visit)
+// visits (as visit(column, r), in increasing column order). Two passes over
+// the neighbours: one counts, one fills. O(entries) work.
+template <class ForEachNeighbour>
+csr_matrix stencil_rows(std::int64_t rows, double diagonal, const ForEachNeighbour& for_each_neighbour) {
+  auto lengths = tabulate(rows, [&](std::int64_t r) {
+    std::int64_t count = 0;
+    for_each_neighbour(r, [&](std::int64_t, std::int64_t) { ++count; });
+    return count;
+  });
+  return build_rows(rows, rows, std::move(lengths),
+                    [&](std::int64_t r, std::span<std::int64_t> cols, std::span<double> vals) {
+                      std::size_t k = 0;
+                      for_each_neighbour(r, [&](std::int64_t c, std::int64_t row) {
+                        cols[k] = c;
+                        vals[k] = c == row ? diagonal : -1.0;
+                        ++k;
+                      });
+                    });
+}
+
 // The stencil matrix on an n³ grid whose neighbour offsets (dx, dy, dz) are
 // those with |dx| + |dy| + |dz| <= max_manhattan (1: 7 points, 3: 27 points).
 csr_matrix stencil(std::string_view operation, std::int64_t n, int max_manhattan) {
@@ -347,20 +369,7 @@ csr_matrix stencil(std::string_view operation, std::int64_t n, int max_manhattan
       if (inside(x + o.dx) && inside(y + o.dy) && inside(z + o.dz))
         visit(((x + o.dx) * n + (y + o.dy)) * n + (z + o.dz), r);
   };
-  auto lengths = tabulate(rows, [&](std::int64_t r) {
-    std::int64_t count = 0;
-    for_each_neighbour(r, [&](std::int64_t, std::int64_t) { ++count; });
-    return count;
-  });
-  return build_rows(rows, rows, std::move(lengths),
-                    [&](std::int64_t r, std::span<std::int64_t> cols, std::span<double> vals) {
-                      std::size_t k = 0;
-                      for_each_neighbour(r, [&](std::int64_t c, std::int64_t row) {
-                        cols[k] = c;
-                        vals[k] = c == row ? diagonal : -1.0;
-                        ++k;
-                      });
-                    });
+  return stencil_rows(rows, diagonal, for_each_neighbour);
 }
 
 // splitmix64: a small, fast generator whose output is the same everywhere.
@@ -427,20 +436,7 @@ csr_matrix stencil_2d(std::int64_t nx, std::int64_t ny, int points) {
           visit((x + dx) * ny + (y + dy), r);
   };
   const std::int64_t rows = nx * ny;
-  auto lengths = tabulate(rows, [&](std::int64_t r) {
-    std::int64_t count = 0;
-    for_each_neighbour(r, [&](std::int64_t, std::int64_t) { ++count; });
-    return count;
-  });
-  return build_rows(rows, rows, std::move(lengths),
-                    [&](std::int64_t r, std::span<std::int64_t> cols, std::span<double> vals) {
-                      std::size_t k = 0;
-                      for_each_neighbour(r, [&](std::int64_t c, std::int64_t row) {
-                        cols[k] = c;
-                        vals[k] = c == row ? diagonal : -1.0;
-                        ++k;
-                      });
-                    });
+  return stencil_rows(rows, diagonal, for_each_neighbour);
 }
 
 csr_matrix random_matrix(std::int64_t rows, std::int64_t cols, double avg_nnz_per_row,
