@@ -2,6 +2,7 @@
 // segment mixes, and thread-count sweeps.
 #pragma once
 
+#include <atomic>
 #include <bit>
 #include <cstdint>
 #include <random>
@@ -101,5 +102,20 @@ inline std::vector<segment_mix> standard_mixes(std::uint64_t seed) {
   }
   return mixes;
 }
+
+// An element that counts how often it is copied (constructed or assigned from another).
+struct counted {
+  static inline std::atomic<std::int64_t> copies{0};
+  std::int64_t value = 0;
+  counted() = default;
+  counted(std::int64_t v) : value(v) {}  // NOLINT: implicit for brevity in tests
+  counted(const counted& o) : value(o.value) { copies.fetch_add(1, std::memory_order_relaxed); }
+  counted& operator=(const counted& o) {
+    value = o.value;
+    copies.fetch_add(1, std::memory_order_relaxed);
+    return *this;
+  }
+  bool operator==(const counted& o) const { return value == o.value; }
+};
 
 }  // namespace vseg::test

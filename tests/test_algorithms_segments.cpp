@@ -36,20 +36,6 @@ std::vector<std::int64_t> sizes() {
   return {0, 1, 2, 17, c - 1, c, c + 1, 3 * c + 7};
 }
 
-// An element that counts how often it is copied.
-struct counted {
-  static inline std::atomic<std::int64_t> copies{0};
-  std::int64_t value = 0;
-  counted() = default;
-  counted(std::int64_t v) : value(v) {}  // NOLINT: implicit for brevity in tests
-  counted(const counted& o) : value(o.value) { copies.fetch_add(1, std::memory_order_relaxed); }
-  counted& operator=(const counted& o) {
-    value = o.value;
-    copies.fetch_add(1, std::memory_order_relaxed);
-    return *this;
-  }
-};
-
 // Three nested arrays with the same segments ref: flat (identity vsegids),
 // through expand (shared vsegids), and a replicated one with its own ref.
 struct nested_case {

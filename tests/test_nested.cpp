@@ -22,21 +22,6 @@ namespace {
 
 using ref_t = std::vector<std::vector<std::int64_t>>;
 
-// An element that counts how often it is copied (constructed or assigned from another).
-struct counted {
-  static inline std::atomic<std::int64_t> copies{0};
-  std::int64_t value = 0;
-  counted() = default;
-  counted(std::int64_t v) : value(v) {}  // NOLINT: implicit for brevity in tests
-  counted(const counted& o) : value(o.value) { copies.fetch_add(1, std::memory_order_relaxed); }
-  counted& operator=(const counted& o) {
-    value = o.value;
-    copies.fetch_add(1, std::memory_order_relaxed);
-    return *this;
-  }
-  bool operator==(const counted& o) const { return value == o.value; }
-};
-
 // A random nested array with shared, repeated, empty and unreachable physical
 // segments over several data blocks, and its reference.
 struct random_nested {
