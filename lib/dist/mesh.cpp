@@ -5,7 +5,7 @@
 
 namespace vseg::dist {
 
-process_mesh::process_mesh(const sharding& spec, MPI_Comm comm) {
+process_mesh::process_mesh(const sharding& spec, MPI_Comm comm) : spec_(sharding::mesh()) {
   int rank = 0, p = 1;
   detail::check_mpi(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
   detail::check_mpi(MPI_Comm_size(comm, &p), "MPI_Comm_size");
