@@ -82,8 +82,9 @@ bool run(const char* name, const vseg::csr_matrix& m, const Mesh& mesh, int iter
   std::uint64_t serial[2] = {0, 0};  // in the layout's order, and the plain program
   if (rank == 0) {
     serial[1] = dist_spmv::checksum(dist_spmv::multiply_serial(m), 0);
-    serial[0] = laid.process_cols == 1 ? serial[1]
-                                       : dist_spmv::checksum(dist_spmv::multiply_serial_blocks(m, laid.process_cols), 0);
+    serial[0] = laid.process_cols == 1
+                    ? serial[1]
+                    : dist_spmv::checksum(dist_spmv::multiply_serial_blocks(m, laid.process_cols), 0);
   }
   MPI_Bcast(serial, 2, MPI_UINT64_T, 0, comm);
   if (rank == 0)

@@ -171,7 +171,8 @@ inline system_2d distribute_2d(const vseg::csr_matrix& m, const vseg::dist::shar
   std::vector<double> xs(static_cast<std::size_t>(x_last - x_first));
   for (std::int64_t t = x_first; t < x_last; ++t) xs[static_cast<std::size_t>(t - x_first)] = x_value(t);
   auto x = vseg::dist::nested<double>::from_local(
-      vseg::nested<double>::from_lengths(vseg::array<std::int64_t>{x_last - x_first}, vseg::array<double>(std::move(xs))),
+      vseg::nested<double>::from_lengths(vseg::array<std::int64_t>{x_last - x_first},
+                                         vseg::array<double>(std::move(xs))),
       mesh->col_comm());
   const std::int64_t first_row = first + vseg::dist::equal_part_start(last - first, mesh->cols(), j);
   return {std::move(mesh), std::move(c), std::move(v), std::move(x), first_row};

@@ -219,7 +219,8 @@ TEST_CASE("multi_indexer and nested: parts that do not match the lists, bad segm
 
 TEST_CASE("process mesh: bad dimensions, one rank's different mesh, a mesh block of the wrong row count") {
   const int p = nranks();
-  check_collective_failure("invalid_argument", {"dist::process_mesh", "mesh{" + std::to_string(p + 1) + "x1}", "ranks but the communicator has"}, [&] {
+  const std::string too_big = "mesh{" + std::to_string(p + 1) + "x1}";
+  check_collective_failure("invalid_argument", {"dist::process_mesh", too_big, "ranks but the communicator has"}, [&] {
     process_mesh mesh(sharding::mesh(p + 1, 1), MPI_COMM_WORLD);
   });
   check_collective_failure("invalid_argument", {"dist::process_mesh", "negative"}, [&] {

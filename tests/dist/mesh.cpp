@@ -120,7 +120,8 @@ TEST_CASE("sum_s on mesh blocks: per row, the column blocks' single-node sums le
     REQUIRE(y.size() == hi - lo);
     for (std::int64_t r = lo; r < hi; ++r) {
       INFO("row " << r);
-      CHECK(std::bit_cast<std::uint64_t>(y[r - lo]) == std::bit_cast<std::uint64_t>(expected[static_cast<std::size_t>(r)]));
+      const double want = expected[static_cast<std::size_t>(r)];
+      CHECK(std::bit_cast<std::uint64_t>(y[r - lo]) == std::bit_cast<std::uint64_t>(want));
     }
     CHECK_THROWS_AS(scan_s(xs, vseg::plus<double>{}), std::invalid_argument);
   }

@@ -173,7 +173,8 @@ template <class T, class Monoid>
 nested<T> scan_s(const nested<T>& xs, const Monoid& mon) {
   detail::require_pieces(xs, "dist::scan_s");
   if (detail::nested_access::where(xs)->across)  // the same on every rank: every block has its plan
-    vseg::detail::throw_invalid("dist::scan_s", "a scan across a process mesh's row is not built (mesh blocks fold only)");
+    vseg::detail::throw_invalid("dist::scan_s", "a scan across a process mesh's row is not built "
+                                                "(mesh blocks fold only)");
   const vseg::nested<T>& local = xs.pieces();
   const auto [lengths, data] = detail::nested_access::contiguous(xs);
   const T* d = data.data();

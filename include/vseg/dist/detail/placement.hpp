@@ -46,7 +46,8 @@ inline bool same_placement(const placement& a, const placement& b) {
   if (&a == &b) return true;
   const bool kinds = a.where.spec.contiguous() == b.where.spec.contiguous() &&
                      (a.where.spec.contiguous() || a.where.spec == b.where.spec);
-  return kinds && (a.across == nullptr) == (b.across == nullptr) && a.where.segments == b.where.segments && a.where.elements == b.where.elements &&
+  const bool same_mesh = (a.across == nullptr) == (b.across == nullptr);
+  return kinds && same_mesh && a.where.segments == b.where.segments && a.where.elements == b.where.elements &&
          a.where.first_segment == b.where.first_segment && a.where.first_element == b.where.first_element &&
          a.shape_hash == b.shape_hash;
 }
