@@ -8,6 +8,9 @@
 //          (examples/dist/dist_spmv.hpp): rows resharded to `balanced` (1D,
 //          about nnz / p nonzeros per rank), 32-bit column indices, the
 //          gather plan of x built by the first product and reused.
+//   vseg 2D  the same expression on a 2D process mesh (MPI_Dims_create's,
+//          dist_spmv::distribute_2d): x gathered within process columns, the
+//          row sums combined within process rows.
 //   PETSc  MatCreateMPIAIJWithArrays on the same local rows (PETSc splits
 //          them into the diagonal and off-diagonal blocks and overlaps the
 //          scatter of x with the diagonal block's product), MatMult.
@@ -75,6 +78,12 @@ void compare(const char* name, const vseg::csr_matrix& a, int rounds) {
   const dist_spmv::system& s = *built;
   vseg::array<double> y_vseg;
   const double vseg_first = timed([&] { y_vseg = dist_spmv::multiply(s); });
+  std::optional<dist_spmv::system_2d> built_2d;
+  const double mesh_build =
+      timed([&] { built_2d.emplace(dist_spmv::distribute_2d(a, vseg::dist::sharding::mesh(), MPI_COMM_WORLD)); });
+  const dist_spmv::system_2d& s2 = *built_2d;
+  vseg::array<double> y_2d;
+  const double mesh_first = timed([&] { y_2d = dist_spmv::multiply(s2); });
 
   // ---- PETSc: the same local rows as an MPIAIJ matrix (PETSc copies the arrays).
   const std::int64_t first = s.cols.placement().first_segment[rank];
@@ -102,11 +111,17 @@ void compare(const char* name, const vseg::csr_matrix& a, int rounds) {
   }
   const double petsc_first = timed([&] { check_petsc(MatMult(matrix, px, py), "MatMult"); });
 
-  std::vector<double> vseg_times, petsc_times;
+  std::vector<double> vseg_times, mesh_times, petsc_times;
   for (int r = 0; r < rounds; ++r) {
     vseg_times.push_back(timed([&] { y_vseg = dist_spmv::multiply(s); }));
+    mesh_times.push_back(timed([&] { y_2d = dist_spmv::multiply(s2); }));
     petsc_times.push_back(timed([&] { check_petsc(MatMult(matrix, px, py), "MatMult"); }));
   }
+  // 2D's rows lie elsewhere: compare the sums of y over all rows (1D vs 2D).
+  double sums[2] = {0, 0};
+  for (std::int64_t i = 0; i < y_vseg.size(); ++i) sums[0] += y_vseg[i];
+  for (std::int64_t i = 0; i < y_2d.size(); ++i) sums[1] += y_2d[i];
+  MPI_Allreduce(MPI_IN_PLACE, sums, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
 
   // Same matrix, same x: the products agree up to summation order.
   double max_difference = 0, max_value = 0;
@@ -122,7 +137,7 @@ void compare(const char* name, const vseg::csr_matrix& a, int rounds) {
   MPI_Allreduce(MPI_IN_PLACE, &max_difference, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
   MPI_Allreduce(MPI_IN_PLACE, &max_value, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
 
-  const summary v = summarise(vseg_times), p = summarise(petsc_times);
+  const summary v = summarise(vseg_times), p = summarise(petsc_times), v2 = summarise(mesh_times);
   if (rank == 0) {
     std::printf("spmv_petsc %s: %lld rows, %lld nonzeros, %d ranks (1D balanced), %d rounds\n", name,
                 static_cast<long long>(a.rows), static_cast<long long>(a.nnz()), nranks, rounds);
@@ -133,12 +148,19 @@ void compare(const char* name, const vseg::csr_matrix& a, int rounds) {
                 "vseg/PETSc %.2f (median), %.2f (min)\n",
                 v.median * 1e3, v.min * 1e3, v.max * 1e3, p.median * 1e3, p.min * 1e3, p.max * 1e3,
                 v.median / p.median, v.min / p.min);
-    std::printf("  max |y_vseg - y_petsc| = %.3g (max |y| = %.3g)\n", max_difference, max_value);
+    std::printf("  2D %s: setup %.3f ms (first product %.3f ms); product median %.3f ms (min %.3f, max %.3f) | "
+                "vseg 2D/PETSc %.2f (median), %.2f (min) | 2D/1D %.2f (median)\n",
+                s2.mesh->spec().to_string().c_str(), mesh_build * 1e3, mesh_first * 1e3, v2.median * 1e3,
+                v2.min * 1e3, v2.max * 1e3, v2.median / p.median, v2.min / p.min, v2.median / v.median);
+    std::printf("  max |y_vseg - y_petsc| = %.3g (max |y| = %.3g); sum of y 1D %.17g, 2D %.17g\n", max_difference,
+                max_value, sums[0], sums[1]);
   }
   check_petsc(VecDestroy(&px), "VecDestroy");
   check_petsc(VecDestroy(&py), "VecDestroy");
   check_petsc(MatDestroy(&matrix), "MatDestroy");
   if (max_difference > 1e-9 * std::max(1.0, max_value)) MPI_Abort(MPI_COMM_WORLD, 1);
+  if (std::abs(sums[0] - sums[1]) > 1e-9 * std::max(1.0, std::abs(sums[0])) * static_cast<double>(a.rows))
+    MPI_Abort(MPI_COMM_WORLD, 1);
 }
 
 }  // namespace

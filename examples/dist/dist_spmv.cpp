@@ -11,21 +11,62 @@
 // the same on any number of ranks, and the single-node program's checksum
 // (computed on rank 0); the run fails if they differ.
 //
-//   mpiexec -n 3 ./dist_spmv [stencil n=24] [R-MAT scale=14] [iterations=20]
+// With the mode 2d (or RxC, a mesh of R x C ranks) the matrix lies on a 2D
+// process mesh (vseg/dist/mesh.hpp) and the same expression runs on its
+// blocks: x is gathered within process columns, the row sums are combined
+// within process rows, left to right by column block. The reference is then
+// the single-node program in that order (dist_spmv::multiply_serial_blocks);
+// for one process column it is the plain single-node program, and the line
+// says whether the bits equal the plain program's.
+//
+//   mpiexec -n 3 ./dist_spmv [stencil n=24] [R-MAT scale=14] [iterations=20] [1d|2d|RxC]
 #include "dist_spmv.hpp"
 
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
+#include <stdexcept>
+#include <string>
 
 namespace {
 
-// Runs the product `iterations` times on `m`; prints and checks the checksum.
-bool run(const char* name, const vseg::csr_matrix& m, int iterations, MPI_Comm comm) {
+// The 1D system, this rank's first row of y, and how it is laid out.
+struct laid_out_1d {
+  dist_spmv::system s;
+  std::int64_t first_row;
+  std::string name = "1D balanced";
+  std::int64_t process_cols = 1;
+};
+struct laid_out_2d {
+  dist_spmv::system_2d s;
+  std::int64_t first_row;
+  std::string name;
+  std::int64_t process_cols;
+};
+
+laid_out_1d lay_out(const vseg::csr_matrix& m, std::nullptr_t, MPI_Comm comm) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  auto s = dist_spmv::distribute(m, vseg::dist::sharding::balanced(), comm);
+  const std::int64_t first = s.cols.placement().first_segment[static_cast<std::size_t>(rank)];
+  return {std::move(s), first};
+}
+laid_out_2d lay_out(const vseg::csr_matrix& m, const vseg::dist::sharding& mesh, MPI_Comm comm) {
+  auto s = dist_spmv::distribute_2d(m, mesh, comm);
+  const std::int64_t first = s.first_row, cols = s.mesh->cols();
+  std::string name = "2D " + s.mesh->spec().to_string();
+  return {std::move(s), first, std::move(name), cols};
+}
+
+// Runs the product `iterations` times on `m` (1D, or 2D on `mesh`); prints
+// and checks the checksum.
+template <class Mesh>
+bool run(const char* name, const vseg::csr_matrix& m, const Mesh& mesh, int iterations, MPI_Comm comm) {
   int rank = 0, p = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &p);
-  const auto s = dist_spmv::distribute(m, vseg::dist::sharding::balanced(), comm);
+  const auto laid = lay_out(m, mesh, comm);
+  const auto& s = laid.s;
   MPI_Barrier(comm);
   double start = MPI_Wtime();
   auto y = dist_spmv::multiply(s);  // the first product builds the gather plan
@@ -36,17 +77,24 @@ bool run(const char* name, const vseg::csr_matrix& m, int iterations, MPI_Comm c
   double per_product = (MPI_Wtime() - start) / std::max(iterations, 1);
   MPI_Allreduce(MPI_IN_PLACE, &per_product, 1, MPI_DOUBLE, MPI_MAX, comm);
 
-  std::uint64_t sum = dist_spmv::checksum(y, s.cols.placement().first_segment[rank]);
+  std::uint64_t sum = dist_spmv::checksum(y, laid.first_row);
   MPI_Allreduce(MPI_IN_PLACE, &sum, 1, MPI_UINT64_T, MPI_SUM, comm);
-  std::uint64_t serial = 0;
-  if (rank == 0) serial = dist_spmv::checksum(dist_spmv::multiply_serial(m), 0);
-  MPI_Bcast(&serial, 1, MPI_UINT64_T, 0, comm);
+  std::uint64_t serial[2] = {0, 0};  // in the layout's order, and the plain program
+  if (rank == 0) {
+    serial[1] = dist_spmv::checksum(dist_spmv::multiply_serial(m), 0);
+    serial[0] = laid.process_cols == 1
+                    ? serial[1]
+                    : dist_spmv::checksum(dist_spmv::multiply_serial_blocks(m, laid.process_cols), 0);
+  }
+  MPI_Bcast(serial, 2, MPI_UINT64_T, 0, comm);
   if (rank == 0)
-    std::printf("dist_spmv %s: %lld rows, %lld nonzeros, %d ranks (1D balanced): checksum %016" PRIx64
-                " (single node %016" PRIx64 ", %s); first product %.3f ms, then %.3f ms per product\n",
-                name, static_cast<long long>(m.rows), static_cast<long long>(m.nnz()), p, sum, serial,
-                sum == serial ? "same bits" : "DIFFERENT", first * 1e3, per_product * 1e3);
-  return sum == serial;
+    std::printf("dist_spmv %s: %lld rows, %lld nonzeros, %d ranks (%s): checksum %016" PRIx64
+                " (single node in this order %016" PRIx64 ", %s; plain single node %s); first product %.3f ms, "
+                "then %.3f ms per product\n",
+                name, static_cast<long long>(m.rows), static_cast<long long>(m.nnz()), p, laid.name.c_str(), sum,
+                serial[0], sum == serial[0] ? "same bits" : "DIFFERENT",
+                sum == serial[1] ? "same bits" : "other bits (other order)", first * 1e3, per_product * 1e3);
+  return sum == serial[0];
 }
 
 }  // namespace
@@ -56,10 +104,20 @@ int main(int argc, char** argv) {
   const std::int64_t n = argc > 1 ? std::atoll(argv[1]) : 24;
   const int scale = argc > 2 ? std::atoi(argv[2]) : 14;
   const int iterations = argc > 3 ? std::atoi(argv[3]) : 20;
+  const std::string mode = argc > 4 ? argv[4] : "1d";
   bool ok = true;
   try {
-    ok = run("stencil27", dist_spmv::stencil(n), iterations, MPI_COMM_WORLD) && ok;
-    ok = run("rmat", dist_spmv::rmat(scale, 16), iterations, MPI_COMM_WORLD) && ok;
+    if (mode == "1d") {
+      ok = run("stencil27", dist_spmv::stencil(n), nullptr, iterations, MPI_COMM_WORLD) && ok;
+      ok = run("rmat", dist_spmv::rmat(scale, 16), nullptr, iterations, MPI_COMM_WORLD) && ok;
+    } else {
+      int rows = 0, cols = 0;
+      if (mode != "2d" && std::sscanf(mode.c_str(), "%dx%d", &rows, &cols) != 2)
+        throw std::invalid_argument("dist_spmv: mode '" + mode + "' is none of 1d, 2d, RxC");
+      const auto mesh = vseg::dist::sharding::mesh(rows, cols);
+      ok = run("stencil27", dist_spmv::stencil(n), mesh, iterations, MPI_COMM_WORLD) && ok;
+      ok = run("rmat", dist_spmv::rmat(scale, 16), mesh, iterations, MPI_COMM_WORLD) && ok;
+    }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "dist_spmv: %s\n", e.what());
     ok = false;

@@ -13,10 +13,13 @@
 #include <bit>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <utility>
 #include <vector>
 
+#include "spmv_model.hpp"
 #include "vseg/dist/lifted.hpp"
+#include "vseg/dist/mesh.hpp"
 #include "vseg/matrix_market.hpp"
 #include "vseg/nested.hpp"
 
@@ -115,8 +118,70 @@ inline system distribute(const vseg::csr_matrix& m, const vseg::dist::sharding& 
   return {std::move(c), std::move(v), std::move(x)};
 }
 
-// y = A x, the vectorised program on distributed arrays; y holds this rank's rows.
-inline vseg::array<double> multiply(const system& s) {
+// The matrix on a 2D process mesh (notes/distributed.md, "2D SpMV"): rows in
+// mesh.rows() blocks balanced by nonzeros, columns in mesh.cols() equal
+// blocks. Rank (i, j) holds A_ij as a mesh block (one segment per row of row
+// block i, cols renumbered from its column block's start), and part i of
+// x's column block j cut in mesh.rows() equal parts; y's rows come out on
+// the rank owning them, from first_row on.
+struct system_2d {
+  std::shared_ptr<const vseg::dist::process_mesh> mesh;
+  vseg::dist::nested<std::int32_t> cols;
+  vseg::dist::nested<double> vals;
+  vseg::dist::nested<double> x;
+  std::int64_t first_row = 0;
+};
+
+// The column blocks of a matrix with `cols` columns on `parts` process columns.
+inline std::int64_t column_block_start(std::int64_t cols, std::int64_t parts, std::int64_t j) {
+  return vseg::dist::equal_part_start(cols, parts, j);
+}
+
+inline system_2d distribute_2d(const vseg::csr_matrix& m, const vseg::dist::sharding& spec, MPI_Comm comm) {
+  auto mesh = std::make_shared<const vseg::dist::process_mesh>(spec, comm);
+  const int i = mesh->row(), j = mesh->col();
+  const auto row_blocks = balanced_rows(m, mesh->rows());
+  const std::int64_t lo = column_block_start(m.cols, mesh->cols(), j);
+  const std::int64_t hi = column_block_start(m.cols, mesh->cols(), j + 1);
+  const std::int64_t first = row_blocks[static_cast<std::size_t>(i)];
+  const std::int64_t last = row_blocks[static_cast<std::size_t>(i) + 1];
+  std::int64_t k = 0;
+  for (std::int64_t r = 0; r < first; ++r) k += m.row_lengths[r];
+  std::vector<std::int64_t> lengths;
+  std::vector<std::int32_t> cols;
+  std::vector<double> vals;
+  for (std::int64_t r = first; r < last; ++r) {
+    std::int64_t n = 0;
+    for (const std::int64_t end = k + m.row_lengths[r]; k < end; ++k)
+      if (m.col_indices[k] >= lo && m.col_indices[k] < hi) {
+        cols.push_back(static_cast<std::int32_t>(m.col_indices[k] - lo));
+        vals.push_back(m.values[k]);
+        ++n;
+      }
+    lengths.push_back(n);
+  }
+  const vseg::array<std::int64_t> row_lengths(std::move(lengths));
+  using vseg::dist::mesh_block;
+  auto c = mesh_block(vseg::nested<std::int32_t>::from_lengths(row_lengths, vseg::array<std::int32_t>(std::move(cols))),
+                      mesh);
+  auto v = mesh_block(vseg::nested<double>::from_lengths(row_lengths, vseg::array<double>(std::move(vals))), mesh);
+  // x: part i of column block j, one piece on the process column.
+  const std::int64_t x_first = lo + vseg::dist::equal_part_start(hi - lo, mesh->rows(), i);
+  const std::int64_t x_last = lo + vseg::dist::equal_part_start(hi - lo, mesh->rows(), i + 1);
+  std::vector<double> xs(static_cast<std::size_t>(x_last - x_first));
+  for (std::int64_t t = x_first; t < x_last; ++t) xs[static_cast<std::size_t>(t - x_first)] = x_value(t);
+  auto x = vseg::dist::nested<double>::from_local(
+      vseg::nested<double>::from_lengths(vseg::array<std::int64_t>{x_last - x_first},
+                                         vseg::array<double>(std::move(xs))),
+      mesh->col_comm());
+  const std::int64_t first_row = first + vseg::dist::equal_part_start(last - first, mesh->cols(), j);
+  return {std::move(mesh), std::move(c), std::move(v), std::move(x), first_row};
+}
+
+// y = A x, the vectorised program on distributed arrays (1D system or 2D
+// system_2d: the same expression); y holds the rows this rank owns.
+template <class System>
+vseg::array<double> multiply(const System& s) {
   using namespace vseg::dist;
   return sum_s(zip_with(std::multiplies<>{}, s.vals, index_l(replicate(s.cols.global_segments(), s.x), s.cols)));
 }
@@ -129,6 +194,43 @@ inline vseg::array<double> multiply_serial(const vseg::csr_matrix& m) {
   std::vector<double> xs(static_cast<std::size_t>(m.cols));
   for (std::int64_t i = 0; i < m.cols; ++i) xs[static_cast<std::size_t>(i)] = x_value(i);
   return vseg::sum_s(vseg::zip_with(std::multiplies<>{}, v, vseg::index_l(vseg::replicate(m.rows, vseg::array<double>(std::move(xs))), c)));
+}
+
+// The single-node program in the 2D mesh's order on `parts` process
+// columns: per column block, the same program on the columns of that block
+// (vseg::sum_s of the sub-matrix), then per row the block sums where the row
+// is non-empty, combined left to right. parts = 1 is multiply_serial.
+inline vseg::array<double> multiply_serial_blocks(const vseg::csr_matrix& m, std::int64_t parts) {
+  std::vector<double> y(static_cast<std::size_t>(m.rows), 0.0);
+  std::vector<char> seen(static_cast<std::size_t>(m.rows), 0);
+  for (std::int64_t j = 0; j < parts; ++j) {
+    const std::int64_t lo = column_block_start(m.cols, parts, j), hi = column_block_start(m.cols, parts, j + 1);
+    std::vector<std::int64_t> lengths(static_cast<std::size_t>(m.rows), 0);
+    std::vector<std::int32_t> cols;
+    std::vector<double> vals;
+    std::int64_t k = 0;
+    for (std::int64_t r = 0; r < m.rows; ++r)
+      for (const std::int64_t end = k + m.row_lengths[r]; k < end; ++k)
+        if (m.col_indices[k] >= lo && m.col_indices[k] < hi) {
+          ++lengths[static_cast<std::size_t>(r)];
+          cols.push_back(static_cast<std::int32_t>(m.col_indices[k] - lo));
+          vals.push_back(m.values[k]);
+        }
+    const vseg::array<std::int64_t> row_lengths(std::move(lengths));
+    const auto c = vseg::nested<std::int32_t>::from_lengths(row_lengths, vseg::array<std::int32_t>(std::move(cols)));
+    const auto v = vseg::nested<double>::from_lengths(row_lengths, vseg::array<double>(std::move(vals)));
+    std::vector<double> xs(static_cast<std::size_t>(hi - lo));
+    for (std::int64_t t = lo; t < hi; ++t) xs[static_cast<std::size_t>(t - lo)] = x_value(t);
+    const auto part = vseg::sum_s(vseg::zip_with(
+        std::multiplies<>{}, v, vseg::index_l(vseg::replicate(m.rows, vseg::array<double>(std::move(xs))), c)));
+    for (std::int64_t r = 0; r < m.rows; ++r) {
+      const auto u = static_cast<std::size_t>(r);
+      if (row_lengths[r] == 0) continue;
+      y[u] = seen[u] ? y[u] + part[r] : part[r];
+      seen[u] = 1;
+    }
+  }
+  return vseg::array<double>(std::move(y));
 }
 
 // A checksum of y's bits by global row, independent of how y is split:

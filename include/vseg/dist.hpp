@@ -7,6 +7,7 @@
 #include "vseg/dist/distribution.hpp"
 #include "vseg/dist/global_indexer.hpp"
 #include "vseg/dist/lifted.hpp"
+#include "vseg/dist/mesh.hpp"
 #include "vseg/dist/multi_indexer.hpp"
 #include "vseg/dist/nested.hpp"
 #include "vseg/dist/reduce_op.hpp"

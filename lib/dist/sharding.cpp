@@ -40,6 +40,10 @@ std::string sharding::to_string() const {
     case kind::cyclic: return "cyclic";
     case kind::split: return "split";
     case kind::replicated: return "replicated";
+    case kind::mesh: {
+      const auto dim = [](int d) { return d == 0 ? std::string("*") : std::to_string(d); };
+      return "mesh{" + dim(mesh_rows_) + "x" + dim(mesh_cols_) + "}";
+    }
     case kind::offsets: {
       std::ostringstream out;
       out << "offsets";

@@ -3,10 +3,12 @@
 // value), including when only one rank's input is bad; no rank hangs.
 #include <doctest/doctest.h>
 
+#include <memory>
 #include <stdexcept>
 #include <string>
 
 #include "helpers.hpp"
+#include "vseg/dist/mesh.hpp"
 
 using namespace vseg::dist;
 using namespace vseg::dist::testing;
@@ -212,5 +214,42 @@ TEST_CASE("multi_indexer and nested: parts that do not match the lists, bad segm
     variable<int> segments{{1}, {5}};
     std::vector<std::int64_t> vsegids = {rank() == 0 ? nranks() : 0};
     nested<int> n(segments, vsegids, MPI_COMM_WORLD);
+  });
+}
+
+TEST_CASE("process mesh: bad dimensions, one rank's different mesh, a mesh block of the wrong row count") {
+  const int p = nranks();
+  const std::string too_big = "mesh{" + std::to_string(p + 1) + "x1}";
+  check_collective_failure("invalid_argument", {"dist::process_mesh", too_big, "ranks but the communicator has"}, [&] {
+    process_mesh mesh(sharding::mesh(p + 1, 1), MPI_COMM_WORLD);
+  });
+  check_collective_failure("invalid_argument", {"dist::process_mesh", "negative"}, [&] {
+    process_mesh mesh(sharding::mesh(-1, 0), MPI_COMM_WORLD);
+  });
+  check_collective_failure("invalid_argument", {"dist::process_mesh", "needs a mesh spec", "block"}, [&] {
+    process_mesh mesh(sharding::block(), MPI_COMM_WORLD);
+  });
+  if (p > 1) {
+    // Only the last rank asks for one process row: every rank fails the same way.
+    check_collective_failure("invalid_argument", {"dist::process_mesh", "the mesh rows"}, [&] {
+      process_mesh mesh(rank() == last() ? sharding::mesh(1, 0) : sharding::mesh(0, 1), MPI_COMM_WORLD);
+    });
+    // One process row, so every rank must hold the same rows; the last holds one more.
+    auto mesh = std::make_shared<const process_mesh>(sharding::mesh(1, p), MPI_COMM_WORLD);
+    check_collective_failure("invalid_argument", {"dist::mesh_block", "rows but rank"}, [&] {
+      const std::int64_t rows = rank() == last() ? 4 : 3;
+      (void)mesh_block(vseg::nested<double>::from_lengths(vseg::array<std::int64_t>(std::vector<std::int64_t>(
+                                                              static_cast<std::size_t>(rows), 1)),
+                                                          vseg::array<double>(std::vector<double>(
+                                                              static_cast<std::size_t>(rows), 1.0))),
+                       mesh);
+    });
+  }
+  // A mesh is no layout of segments: reshard refuses it on every rank.
+  check_collective_failure("invalid_argument", {"dist::reshard", "mesh{1x"}, [&] {
+    auto xs = nested<double>::from_local(
+        vseg::nested<double>::from_lengths(vseg::array<std::int64_t>{2}, vseg::array<double>{1.0, 2.0}),
+        MPI_COMM_WORLD);
+    (void)xs.reshard(sharding::mesh(1, p));
   });
 }

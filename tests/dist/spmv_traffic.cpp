@@ -3,10 +3,15 @@
 // PMPI layer: once its gather plan is built, one 1D product sends, per rank,
 // one MPI_Allreduce (the collective check) and one MPI_Alltoallv carrying
 // exactly the x entries the model counts from the matrix's structure, to
-// exactly the ranks it names. Prints the per-rank maxima for the notes.
+// exactly the ranks it names. A 2D product on a process mesh sends one
+// MPI_Allreduce and one MPI_Alltoallv in its process column (the expand) and
+// one MPI_Alltoallv in its process row (the fold), together exactly the
+// model's 2D count. Prints the per-rank maxima for the notes.
 #include <doctest/doctest.h>
 
 #include <cstdio>
+#include <string>
+#include <vector>
 
 #include "../../examples/dist/dist_spmv.hpp"
 #include "../../examples/dist/spmv_model.hpp"
@@ -43,7 +48,47 @@ void check_traffic(const char* name, const vseg::csr_matrix& m) {
                 static_cast<long long>(max[3]), static_cast<long long>(t.by_function["MPI_Allreduce"].second));
 }
 
+// The per-rank maxima of {measured bytes, messages, model bytes, messages}.
+void print_maxima(const char* what, const char* name, const vseg::csr_matrix& m, std::int64_t bytes,
+                  std::int64_t messages, const dist_spmv::rank_traffic& model, std::int64_t allreduce_bytes) {
+  const auto all = allgather(std::vector<std::int64_t>{bytes, messages, model.bytes, model.messages});
+  std::int64_t max[4] = {0, 0, 0, 0};
+  for (const auto& r : all)
+    for (int i = 0; i < 4; ++i) max[i] = std::max(max[i], r[static_cast<std::size_t>(i)]);
+  if (rank() == 0)
+    std::printf("spmv_traffic %s %s, %lld rows, %lld nonzeros, p = %d, per product, max over ranks: measured %lld "
+                "bytes in %lld messages, model %lld bytes in %lld messages (plus one allreduce of %lld bytes)\n",
+                what, name, static_cast<long long>(m.rows), static_cast<long long>(m.nnz()), nranks(),
+                static_cast<long long>(max[0]), static_cast<long long>(max[1]), static_cast<long long>(max[2]),
+                static_cast<long long>(max[3]), static_cast<long long>(allreduce_bytes));
+}
+
+void check_traffic_2d(const char* name, const vseg::csr_matrix& m, const vseg::dist::sharding& spec) {
+  const auto s = dist_spmv::distribute_2d(m, spec, MPI_COMM_WORLD);
+  INFO(name << " on " << s.mesh->spec());
+  (void)dist_spmv::multiply(s);  // builds the gather plan
+  reset_traffic();
+  (void)dist_spmv::multiply(s);
+  auto t = counted_traffic();
+  const auto model = dist_spmv::model_2d(m, s.mesh->rows(), s.mesh->cols())[static_cast<std::size_t>(rank())];
+  CHECK(t.calls == 3);
+  CHECK(t.by_function["MPI_Allreduce"].first == 1);
+  CHECK(t.by_function["MPI_Alltoallv"].first == 2);
+  CHECK(t.by_function["MPI_Alltoallv"].second == model.bytes);
+  CHECK(t.messages == model.messages);
+  const std::string what = "2D " + s.mesh->spec().to_string();
+  print_maxima(what.c_str(), name, m, t.by_function["MPI_Alltoallv"].second, t.messages, model,
+               t.by_function["MPI_Allreduce"].second);
+}
+
 }  // namespace
+
+TEST_CASE("2D SpMV traffic equals the model's count, stencil and R-MAT, on MPI_Dims_create's mesh and one row") {
+  for (const auto& spec : {vseg::dist::sharding::mesh(), vseg::dist::sharding::mesh(1, nranks())}) {
+    check_traffic_2d("stencil27(12)", dist_spmv::stencil(12), spec);
+    check_traffic_2d("rmat(10)", dist_spmv::rmat(10, 16), spec);
+  }
+}
 
 TEST_CASE("1D SpMV traffic equals the model's count, stencil and R-MAT") {
   check_traffic("stencil27(12)", dist_spmv::stencil(12));

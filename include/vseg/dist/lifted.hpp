@@ -6,7 +6,9 @@
 //                         placements throws the same std::invalid_argument on
 //                         every rank (the placements are identical
 //                         everywhere, so no message is needed to agree)
-//   fold_s, sum_s         bit for bit the single-node fold (detail/global_fold.hpp)
+//   fold_s, sum_s         bit for bit the single-node fold (detail/global_fold.hpp);
+//                         on a block of a 2D process mesh, finished across the
+//                         process row in a fixed order (vseg/dist/mesh.hpp)
 //   index_l(replicate(n, x), is)
 //                         x replicated: local; x sharded: the needed elements
 //                         of x fetched through a gather plan built once per
@@ -29,6 +31,7 @@
 #include <vector>
 
 #include "vseg/dist/detail/global_fold.hpp"
+#include "vseg/dist/mesh.hpp"
 #include "vseg/dist/nested.hpp"
 #include "vseg/nested.hpp"
 
@@ -101,15 +104,13 @@ nested<typename E::value_type> materialize(const expr<E>& e, const nested<typena
   return detail::nested_access::make<typename E::value_type>(e.where, vseg::nested<typename E::value_type>(e.local), like);
 }
 
-// Per segment, the fold with the monoid, the same bits as vseg::fold_s on
-// the whole array on one node. The result has one element per segment,
-// held by the rank that finishes the segment (its pieces' order). Local
-// unless the spec is `split` (then one MPI_Allgather and one
-// MPI_Allgatherv). O(local elements + pieces).
-template <class A, class Monoid>
-array<typename A::value_type> fold_s(const A& a, const Monoid& mon) {
-  using T = typename A::value_type;
-  const auto& e = detail::as_expr(a, "dist::fold_s");
+namespace detail {
+
+// fold_s on this rank's pieces: the single-node fold's bits, before any
+// combination across a mesh row. O(local elements + pieces).
+template <class E, class Monoid>
+array<typename E::value_type> fold_pieces(const expr<E>& e, const Monoid& mon) {
+  using T = typename E::value_type;
   using access = vseg::detail::expression_access;
   const segd s = e.local.shape();
   const auto starts = [&](std::int64_t j) { return j < s.segments() ? s.start(j) : s.elements(); };
@@ -118,7 +119,7 @@ array<typename A::value_type> fold_s(const A& a, const Monoid& mon) {
   if constexpr (flat_expression<std::remove_cvref_t<decltype(e.local)>>) {
     if (e.local.flat()) {
       const auto read = access::flat_cursor(e.local, &bad);
-      out = detail::global_fold<T>(
+      out = global_fold<T>(
           *e.where, s.segments(), starts,
           [&](std::int64_t, std::int64_t lo, std::int64_t hi) {
             return vseg::detail::fold_range_by<T>(read, lo, hi, mon.identity(), mon);
@@ -128,7 +129,7 @@ array<typename A::value_type> fold_s(const A& a, const Monoid& mon) {
       return out;
     }
   }
-  out = detail::global_fold<T>(
+  out = global_fold<T>(
       *e.where, s.segments(), starts,
       [&](std::int64_t j, std::int64_t lo, std::int64_t hi) {
         const std::int64_t base = s.start(j);
@@ -139,6 +140,23 @@ array<typename A::value_type> fold_s(const A& a, const Monoid& mon) {
       mon);
   if (bad.any()) vseg::detail::throw_expression_error(e.local, bad.position());
   return out;
+}
+
+}  // namespace detail
+
+// Per segment, the fold with the monoid, the same bits as vseg::fold_s on
+// the whole array on one node. The result has one element per segment,
+// held by the rank that finishes the segment (its pieces' order). Local
+// unless the spec is `split` (then one MPI_Allgather and one
+// MPI_Allgatherv). On a mesh block (mesh_block) the block's row folds are
+// then combined across the process row (one MPI_Alltoallv) and the result
+// holds the rows this rank owns. O(local elements + pieces).
+template <class A, class Monoid>
+array<typename A::value_type> fold_s(const A& a, const Monoid& mon) {
+  const auto& e = detail::as_expr(a, "dist::fold_s");
+  array<typename A::value_type> partials = detail::fold_pieces(e, mon);
+  if (e.where->across) return detail::fold_across(*e.where->across, partials, mon);
+  return partials;
 }
 
 // Per segment, the sum; as fold_s with plus. O(local elements + pieces).
@@ -154,6 +172,9 @@ array<typename A::value_type> sum_s(const A& a) {
 template <class T, class Monoid>
 nested<T> scan_s(const nested<T>& xs, const Monoid& mon) {
   detail::require_pieces(xs, "dist::scan_s");
+  if (detail::nested_access::where(xs)->across)  // the same on every rank: every block has its plan
+    vseg::detail::throw_invalid("dist::scan_s", "a scan across a process mesh's row is not built "
+                                                "(mesh blocks fold only)");
   const vseg::nested<T>& local = xs.pieces();
   const auto [lengths, data] = detail::nested_access::contiguous(xs);
   const T* d = data.data();

@@ -15,6 +15,11 @@
 //                ranks by elements, and a fold combines its pieces as the
 //                single-node fold does (same bits)
 //   replicated   every rank holds every segment
+//   mesh{r x c}  a 2D process mesh for matrix-shaped data: row blocks x
+//                column blocks over an r x c MPI_Cart communicator (a
+//                dimension given as 0 is chosen by MPI_Dims_create); it is
+//                not a layout of segments (reshard rejects it) but the spec
+//                of a process_mesh (vseg/dist/mesh.hpp)
 //
 // A layout for the contiguous kinds is the merge point (J_r, E_r) where rank
 // r starts: it finishes the segments [J_r, J_{r+1}) and holds the elements
@@ -34,7 +39,7 @@ namespace vseg::dist {
 
 class sharding {
  public:
-  enum class kind { block, balanced, cyclic, offsets, split, replicated };
+  enum class kind { block, balanced, cyclic, offsets, split, replicated, mesh };
 
   // The specs; O(1) except offsets, O(offsets).
   static sharding block() { return sharding(kind::block); }
@@ -47,16 +52,28 @@ class sharding {
     s.offsets_ = std::move(segment_offsets);
     return s;
   }
+  // A process_rows x process_cols mesh; 0 leaves a dimension to
+  // MPI_Dims_create (mesh() = mesh(0, 0): both chosen). O(1).
+  static sharding mesh(int process_rows = 0, int process_cols = 0) {
+    sharding s(kind::mesh);
+    s.mesh_rows_ = process_rows;
+    s.mesh_cols_ = process_cols;
+    return s;
+  }
 
   // Which spec this is, and the explicit offsets (empty unless offsets); O(1).
   kind type() const { return kind_; }
   std::span<const std::int64_t> explicit_offsets() const { return offsets_; }
+  // The mesh dimensions asked for (0 = free; both 0 unless mesh); O(1).
+  int mesh_rows() const { return mesh_rows_; }
+  int mesh_cols() const { return mesh_cols_; }
   // Whether each rank holds one contiguous range of the global order; O(1).
-  bool contiguous() const { return kind_ != kind::cyclic && kind_ != kind::replicated; }
+  bool contiguous() const { return kind_ != kind::cyclic && kind_ != kind::replicated && kind_ != kind::mesh; }
   // Whether a segment can be split between ranks; O(1).
   bool splits_segments() const { return kind_ == kind::split; }
 
-  // "block", "balanced", "cyclic", "offsets{0,3,7}", "split", "replicated"; O(offsets).
+  // "block", "balanced", "cyclic", "offsets{0,3,7}", "split", "replicated",
+  // "mesh{2x3}" ("mesh{*x*}" for free dimensions); O(offsets).
   std::string to_string() const;
   friend bool operator==(const sharding&, const sharding&) = default;
   friend std::ostream& operator<<(std::ostream& out, const sharding& s) { return out << s.to_string(); }
@@ -65,6 +82,8 @@ class sharding {
   explicit sharding(kind k) : kind_(k) {}
   kind kind_ = kind::block;
   std::vector<std::int64_t> offsets_;
+  int mesh_rows_ = 0;
+  int mesh_cols_ = 0;
 };
 
 // The concrete placement of M segments and N elements under a spec, the same

@@ -15,6 +15,9 @@
 
 namespace vseg::dist::detail {
 
+// The plan that finishes a fold across a process mesh's row (vseg/dist/mesh.hpp).
+struct row_fold;
+
 struct placement {
   MPI_Comm comm = MPI_COMM_NULL;
   int rank = 0;
@@ -32,6 +35,9 @@ struct placement {
   // arrays with equal layouts and equal hashes have the same shape, which
   // every rank can tell without a message.
   std::uint64_t shape_hash = 0;
+  // Set on a block of a 2D process mesh (mesh_block): fold_s and sum_s
+  // finish each row across the process row with this plan.
+  std::shared_ptr<const row_fold> across;
 };
 
 // Whether two placements put the same pieces on the same ranks: the same
@@ -40,7 +46,8 @@ inline bool same_placement(const placement& a, const placement& b) {
   if (&a == &b) return true;
   const bool kinds = a.where.spec.contiguous() == b.where.spec.contiguous() &&
                      (a.where.spec.contiguous() || a.where.spec == b.where.spec);
-  return kinds && a.where.segments == b.where.segments && a.where.elements == b.where.elements &&
+  const bool same_mesh = (a.across == nullptr) == (b.across == nullptr);
+  return kinds && same_mesh && a.where.segments == b.where.segments && a.where.elements == b.where.elements &&
          a.where.first_segment == b.where.first_segment && a.where.first_element == b.where.first_element &&
          a.shape_hash == b.shape_hash;
 }

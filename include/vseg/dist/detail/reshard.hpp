@@ -58,6 +58,7 @@ inline void agree_on_spec(const sharding& spec, MPI_Comm comm, int rank) {
   error_collector errs("dist::reshard", rank);
   std::uint64_t h = 1469598103934665603ULL;
   for (auto v : spec.explicit_offsets()) h = (h ^ static_cast<std::uint64_t>(v)) * 1099511628211ULL;
+  for (int v : {spec.mesh_rows(), spec.mesh_cols()}) h = (h ^ static_cast<std::uint64_t>(v)) * 1099511628211ULL;
   agree(comm, errs, 0,
         {{"the sharding kind", static_cast<std::int64_t>(spec.type())},
          {"the hash of the offsets", static_cast<std::int64_t>(h >> 1)}});
@@ -153,6 +154,10 @@ nested<T> reshard_impl(const nested<T>& xs, const sharding& spec) {
   const placement& from = *xs.where_;
   if (spec == from.where.spec) return xs;  // decided locally: the spec is the same on every rank
   agree_on_spec(spec, from.comm, from.rank);
+  if (spec.type() == sharding::kind::mesh)  // the same on every rank: the spec was agreed on
+    vseg::detail::throw_invalid("dist::reshard", "to ", spec,
+                                ": a mesh is not a layout of segments; build a process_mesh and its blocks "
+                                "(vseg/dist/mesh.hpp)");
   if (from.where.spec.type() == sharding::kind::cyclic)
     vseg::detail::throw_invalid("dist::reshard", "from a cyclic array to ", spec,
                                 ": only contiguous and replicated sources are planned");

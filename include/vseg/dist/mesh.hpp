@@ -1,0 +1,146 @@
+// A 2D process mesh for matrix-shaped data (sharding::mesh): the ranks as an
+// r x c MPI_Cart grid, rank (i, j) = i * c + j, with the communicators of its
+// process row (the c ranks (i, *)) and its process column (the r ranks (*, j)).
+//
+// A matrix-shaped array on the mesh is row blocks x column blocks: rank
+// (i, j) holds block A_ij, the rows of row block i restricted to column
+// block j, as a distributed array over its process column (mesh_block). The
+// lifted operations then run on it unchanged:
+//
+//   index_l(replicate(n, x), is)   x sharded over the process column: the
+//                                  gather (expand) stays within the column
+//   fold_s, sum_s                  each rank folds its block's rows (the
+//                                  single-node fold of the column block's
+//                                  sub-array, bit for bit), then the row's
+//                                  partials travel along the process row to
+//                                  the rank owning the row, which combines
+//                                  them left to right by process column,
+//                                  skipping blocks where the row is empty
+//
+// so the result does not depend on timing: it is the same bits on every run,
+// and for c = 1 the same bits as the single-node fold of the whole array.
+// The owner of row r of row block i (rows [a, b)) is rank (i, q) with r in
+// part q of [a, b) cut in c equal parts.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "vseg/dist/datatype.hpp"
+#include "vseg/dist/detail/collective_check.hpp"
+#include "vseg/dist/detail/placement.hpp"
+#include "vseg/dist/nested.hpp"
+#include "vseg/dist/sharding.hpp"
+
+namespace vseg::dist {
+
+class process_mesh {
+ public:
+  // Collective over comm: the mesh of a sharding::mesh spec, free dimensions
+  // chosen by MPI_Dims_create. Throws std::invalid_argument on every rank if
+  // the spec is not a mesh, a dimension is negative, the dimensions do not
+  // fit the communicator's size, or the ranks ask for different meshes.
+  // Cost: one MPI_Allreduce, MPI_Cart_create and two MPI_Cart_sub.
+  process_mesh(const sharding& spec, MPI_Comm comm);
+  ~process_mesh();
+  process_mesh(const process_mesh&) = delete;
+  process_mesh& operator=(const process_mesh&) = delete;
+
+  // The resolved spec (both dimensions given), e.g. mesh{2x2}; O(1).
+  const sharding& spec() const { return spec_; }
+  // Dimensions and this rank's coordinates; O(1).
+  int rows() const { return spec_.mesh_rows(); }
+  int cols() const { return spec_.mesh_cols(); }
+  int row() const { return row_; }
+  int col() const { return col_; }
+  // The whole mesh (MPI_Cart), this rank's process row (rank = col()) and
+  // process column (rank = row()); owned by the mesh. O(1).
+  MPI_Comm comm() const { return cart_; }
+  MPI_Comm row_comm() const { return row_comm_; }
+  MPI_Comm col_comm() const { return col_comm_; }
+
+ private:
+  sharding spec_;
+  int row_ = 0;
+  int col_ = 0;
+  MPI_Comm cart_ = MPI_COMM_NULL;
+  MPI_Comm row_comm_ = MPI_COMM_NULL;
+  MPI_Comm col_comm_ = MPI_COMM_NULL;
+};
+
+// Where part q of n items cut in `parts` equal parts starts: n * q / parts; O(1).
+inline std::int64_t equal_part_start(std::int64_t n, std::int64_t parts, std::int64_t q) { return n * q / parts; }
+
+namespace detail {
+
+// The plan of the fold across a process row: which local rows' partials go
+// to which rank of the row, and which owned row each received value is.
+struct row_fold {
+  std::shared_ptr<const process_mesh> mesh;
+  std::int64_t owned = 0;  // rows this rank owns (part col() of its row block)
+  std::vector<std::int64_t> send_rows;  // local rows sent, by destination then row
+  std::vector<std::int64_t> recv_rows;  // per received value its owned row, by source then row
+  std::vector<int> send_counts, send_displs, recv_counts, recv_displs;
+};
+
+// Collective over the mesh: the row-fold plan of a block whose local rows
+// have the given lengths (a row is sent only where non-empty). Throws
+// std::invalid_argument on every rank if the ranks of a process row hold
+// different numbers of rows. Cost: O(rows); one MPI_Allgather and one
+// MPI_Alltoall on the row, one MPI_Allreduce on the mesh, one MPI_Alltoallv.
+std::shared_ptr<const row_fold> plan_row_fold(std::shared_ptr<const process_mesh> mesh,
+                                              const array<std::int64_t>& lengths);
+
+// The rows this rank owns, each the left-to-right fold over the process
+// columns of the partials of the blocks where the row is non-empty (the
+// identity where it is empty everywhere). Collective over the process row:
+// one MPI_Alltoallv. O(rows + received values).
+template <class T, class Monoid>
+array<T> fold_across(const row_fold& plan, const array<T>& partials, const Monoid& mon) {
+  std::vector<T> send(plan.send_rows.size()), received(plan.recv_rows.size());
+  for (std::size_t k = 0; k < send.size(); ++k) send[k] = partials[plan.send_rows[k]];
+  check_mpi(MPI_Alltoallv(send.data(), plan.send_counts.data(), plan.send_displs.data(), datatype<T>(),
+                          received.data(), plan.recv_counts.data(), plan.recv_displs.data(), datatype<T>(),
+                          plan.mesh->row_comm()),
+            "MPI_Alltoallv");
+  auto out = buffer<T>::for_overwrite(plan.owned);
+  std::vector<char> seen(static_cast<std::size_t>(plan.owned), 0);
+  for (std::size_t k = 0; k < received.size(); ++k) {
+    const auto r = static_cast<std::size_t>(plan.recv_rows[k]);
+    out[plan.recv_rows[k]] = seen[r] ? mon(out[plan.recv_rows[k]], received[k]) : received[k];
+    seen[r] = 1;
+  }
+  for (std::int64_t r = 0; r < plan.owned; ++r)
+    if (!seen[static_cast<std::size_t>(r)]) out[r] = mon.identity();
+  return std::move(out).freeze();
+}
+
+}  // namespace detail
+
+// Collective over the mesh: this rank's block A_ij of a matrix-shaped array
+// (one segment per row of row block i, empty rows included, holding the
+// row's entries in column block j) as a distributed array over the process
+// column, whose fold_s and sum_s finish across the process row (see above).
+// The blocks are kept (no element copied). Throws std::invalid_argument on
+// every rank if a block's virtual segments are not its physical ones or the
+// ranks of a process row hold different numbers of rows. Cost: O(rows); one
+// MPI_Allreduce, and the collectives of nested::from_local and plan_row_fold.
+template <mpi_item T>
+nested<T> mesh_block(const vseg::nested<T>& block, std::shared_ptr<const process_mesh> mesh) {
+  int rank = 0;
+  MPI_Comm_rank(mesh->comm(), &rank);
+  detail::error_collector errs("dist::mesh_block", rank);
+  if (!block.descriptor().identity())
+    errs.invalid("the block's virtual segments are not its physical segments (cull it first)");
+  detail::agree(mesh->comm(), errs);
+  auto plan = detail::plan_row_fold(mesh, block.physical_lengths());
+  auto column = nested<T>::from_local(block, mesh->col_comm());
+  auto where = std::make_shared<detail::placement>(*detail::nested_access::where(column));
+  where->across = std::move(plan);
+  return detail::nested_access::make<T>(std::move(where), column.pieces(), column);
+}
+
+}  // namespace vseg::dist
