@@ -11,12 +11,13 @@ few seconds idle this VM hands freed memory back to its host, and first
 touches cost far more: see notes/vcode.md).
 """
 import argparse
-import fcntl
 import resource
 import statistics
 import subprocess
 import sys
 import time
+
+from benchlock import take_bench_lock
 
 
 def main():
@@ -26,15 +27,7 @@ def main():
     ap.add_argument("builds", nargs="+")
     ap.add_argument("--gap", type=float, default=0.0)
     a = ap.parse_args()
-    # One benchmark on the machine at a time: the lock scripts/bench-report
-    # and scripts/bench-primitives take (scripts/bench-common.sh), held
-    # until the process exits.
-    lock = open("/tmp/vseg-bench.lock", "a")
-    try:
-        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        print("waiting for the benchmark lock /tmp/vseg-bench.lock", file=sys.stderr, flush=True)
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    lock = take_bench_lock()  # held until the process exits
     times = {b: [] for b in a.builds}
     for _ in range(a.runs):
         for b in a.builds:

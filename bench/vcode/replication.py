@@ -14,7 +14,6 @@ NESL is built with ../shared/nesl/build into --nesl (default
 absent. Takes /tmp/vseg-bench.lock while it measures.
 """
 import argparse
-import fcntl
 import os
 import re
 import statistics
@@ -22,6 +21,8 @@ import subprocess
 import sys
 import tempfile
 import time
+
+from benchlock import take_bench_lock
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -55,8 +56,7 @@ def main():
     subprocess.run(["cp", os.path.join(ROOT, "tests/vcode/nesl/spmv.nesl"), work], check=True)
     print("| r x k (replication factor) | vseg-vcode s | vinterp s | speed-up | vseg-vcode MB | vinterp MB | memory ratio |")
     print("|---|---:|---:|---:|---:|---:|---:|")
-    with open("/tmp/vseg-bench.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    with take_bench_lock():
         for r, k, n in SIZES:
             name = f"spmv_{r}_{k}_{n}"
             subprocess.run([os.path.join(a.nesl, "neslc"), "spmv", f"run_smvp({r}, {k}, {n})", name], cwd=work,

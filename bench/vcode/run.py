@@ -27,7 +27,6 @@ there) or in ../shared/vcode/programs/.
 interpretation cost per instruction and each program's share of it.
 """
 import argparse
-import fcntl
 import math
 import os
 import statistics
@@ -35,6 +34,8 @@ import subprocess
 import sys
 import tempfile
 import time
+
+from benchlock import take_bench_lock
 
 DEFAULT = ["dotp.10000000", "qs.1000000", "batcher.1000000", "radix.1000000", "muladd-res",
            "black-scholes.10000000", "bh.20000", "delaunay.10000", "quickhull.5000000"]
@@ -166,15 +167,7 @@ def main():
     ap.add_argument("--shared", default=os.environ.get("VSEG_SHARED", os.path.join(here, "..", "..", "..", "shared")))
     a = ap.parse_intermixed_args()
     vinterp = find_vinterp(a.vinterp, a.shared)
-    # One benchmark on the machine at a time: the lock scripts/bench-report
-    # and scripts/bench-primitives take (scripts/bench-common.sh), held
-    # until the process exits.
-    lock = open("/tmp/vseg-bench.lock", "a")
-    try:
-        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        print("waiting for the benchmark lock /tmp/vseg-bench.lock", file=sys.stderr, flush=True)
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    lock = take_bench_lock()  # held until the process exits
     dirs = [os.path.join(here, "programs"), os.path.join(a.shared, "vcode", "programs")]
     programs = {name: find_program(name, dirs) for name in a.programs}
     vseg = [os.path.abspath(a.exe)] + (["--threads", str(a.threads)] if a.threads else [])
