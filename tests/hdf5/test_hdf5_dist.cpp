@@ -157,6 +157,11 @@ TEST_CASE("written on every rank, read back under block, balanced, offsets and s
   check_shard(zs);
   CHECK(zs.placement().first_segment == cuts);
 
+  // A replicated array is written once (from its block resharding).
+  const std::string copies = shared_path(comm, "replicated.h5");
+  vseg::hdf5::save(copies, xs.reshard(sharding::replicated()));
+  check_shard(vseg::hdf5::load_dist_nested<std::int64_t>(copies, sharding::block(), comm));
+
   // The serial reader sees one ordinary array.
   if (rank_of(comm) == 0) {
     const auto all = vseg::hdf5::load_nested<std::int64_t>(path);
