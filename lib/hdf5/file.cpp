@@ -5,6 +5,7 @@
 #include "vseg/hdf5/file.hpp"
 
 #include "chunk_read.hpp"
+#include "common.hpp"
 
 #include <fcntl.h>
 #include <hdf5.h>
@@ -22,103 +23,7 @@
 namespace vseg::hdf5 {
 namespace {
 
-// Elements per chunk of every dataset: 1 MiB of doubles, large enough that
-// a blocked read is a few big reads, small enough to keep a chunk cache small.
-constexpr hsize_t chunk_elements = hsize_t{1} << 17;
-// The chunk cache of each open dataset (bytes): two chunks of 8-byte elements.
-constexpr std::size_t chunk_cache_bytes = std::size_t{2} << 20;
-
-// HDF5 prints its error stack on every failure unless told not to; we report
-// errors ourselves. Called before each group of calls (the setting is per thread
-// in thread-safe builds).
-void silence() { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); }
-
-// HDF5's innermost error message, then the stack cleared.
-std::string hdf5_detail() {
-  std::string out;
-  H5Ewalk2(
-      H5E_DEFAULT, H5E_WALK_UPWARD,
-      [](unsigned n, const H5E_error2_t* e, void* data) -> herr_t {
-        if (n == 0 && e->desc != nullptr) *static_cast<std::string*>(data) = e->desc;
-        return 0;
-      },
-      &out);
-  H5Eclear2(H5E_DEFAULT);
-  return out.empty() ? std::string("no detail from HDF5") : out;
-}
-
-template <class... Parts>
-[[noreturn]] void fail(std::string_view operation, const std::string& path, std::string_view dataset,
-                       const Parts&... parts) {
-  std::ostringstream out;
-  out << "vseg::hdf5::" << operation << ": file '" << path << "'";
-  if (!dataset.empty()) out << ", dataset '" << dataset << "'";
-  out << ": ";
-  (out << ... << parts);
-  throw error(out.str());
-}
-
-// An HDF5 identifier closed on scope exit.
-class handle {
- public:
-  handle() = default;
-  handle(hid_t id, herr_t (*close)(hid_t)) : id_(id), close_(close) {}
-  handle(handle&& o) noexcept : id_(o.id_), close_(o.close_) { o.id_ = H5I_INVALID_HID; }
-  handle& operator=(handle&& o) noexcept {
-    std::swap(id_, o.id_);
-    std::swap(close_, o.close_);
-    return *this;
-  }
-  ~handle() {
-    if (id_ >= 0 && close_ != nullptr) close_(id_);
-  }
-  hid_t get() const noexcept { return id_; }
-  bool valid() const noexcept { return id_ >= 0; }
-  // Closes now, reporting whether HDF5 succeeded (closing a file flushes it).
-  bool close() {
-    const herr_t r = id_ >= 0 && close_ != nullptr ? close_(id_) : 0;
-    id_ = H5I_INVALID_HID;
-    return r >= 0;
-  }
-
- private:
-  hid_t id_ = H5I_INVALID_HID;
-  herr_t (*close_)(hid_t) = nullptr;
-};
-
-// The HDF5 type of an element type: in memory (native) or in the file
-// (little-endian standard types); opaque types are created and owned.
-handle type_of(const element_type& t, bool in_file) {
-  using K = element_type::kind;
-  auto copy = [](hid_t id) { return handle(H5Tcopy(id), H5Tclose); };
-  const std::size_t n = t.size;
-  switch (t.k) {
-    case K::boolean:
-      if (n == 1) return copy(in_file ? H5T_STD_U8LE : H5T_NATIVE_UINT8);
-      break;
-    case K::signed_integer:
-      if (n == 1) return copy(in_file ? H5T_STD_I8LE : H5T_NATIVE_INT8);
-      if (n == 2) return copy(in_file ? H5T_STD_I16LE : H5T_NATIVE_INT16);
-      if (n == 4) return copy(in_file ? H5T_STD_I32LE : H5T_NATIVE_INT32);
-      if (n == 8) return copy(in_file ? H5T_STD_I64LE : H5T_NATIVE_INT64);
-      break;
-    case K::unsigned_integer:
-      if (n == 1) return copy(in_file ? H5T_STD_U8LE : H5T_NATIVE_UINT8);
-      if (n == 2) return copy(in_file ? H5T_STD_U16LE : H5T_NATIVE_UINT16);
-      if (n == 4) return copy(in_file ? H5T_STD_U32LE : H5T_NATIVE_UINT32);
-      if (n == 8) return copy(in_file ? H5T_STD_U64LE : H5T_NATIVE_UINT64);
-      break;
-    case K::floating:
-      if (n == 4) return copy(in_file ? H5T_IEEE_F32LE : H5T_NATIVE_FLOAT);
-      if (n == 8) return copy(in_file ? H5T_IEEE_F64LE : H5T_NATIVE_DOUBLE);
-      break;
-    case K::opaque:
-      break;
-  }
-  handle h(H5Tcreate(H5T_OPAQUE, n), H5Tclose);
-  H5Tset_tag(h.get(), "vseg opaque element");
-  return h;
-}
+using namespace vseg::hdf5::detail;  // the shared helpers of common.hpp
 
 // Whether a dataset's stored HDF5 type is what the element type says.
 bool type_matches(hid_t stored, const element_type& t) {
@@ -133,22 +38,6 @@ bool type_matches(hid_t stored, const element_type& t) {
     case K::opaque: return c == H5T_OPAQUE;
   }
   return false;
-}
-
-void write_string_attribute(hid_t object, const char* name, const std::string& value) {
-  handle type(H5Tcopy(H5T_C_S1), H5Tclose);
-  H5Tset_size(type.get(), value.empty() ? 1 : value.size());
-  handle space(H5Screate(H5S_SCALAR), H5Sclose);
-  handle attr(H5Acreate2(object, name, type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
-  if (!attr.valid() || H5Awrite(attr.get(), type.get(), value.c_str()) < 0)
-    throw error(std::string("attribute ") + name + ": " + hdf5_detail());
-}
-
-void write_int_attribute(hid_t object, const char* name, std::int64_t value) {
-  handle space(H5Screate(H5S_SCALAR), H5Sclose);
-  handle attr(H5Acreate2(object, name, H5T_STD_I64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
-  if (!attr.valid() || H5Awrite(attr.get(), H5T_NATIVE_INT64, &value) < 0)
-    throw error(std::string("attribute ") + name + ": " + hdf5_detail());
 }
 
 // A string attribute, or nullopt-like empty flag when absent or not a string.
@@ -175,14 +64,6 @@ bool read_int_attribute(hid_t object, const char* name, std::int64_t& out) {
   handle type(H5Aget_type(attr.get()), H5Tclose);
   if (!type.valid() || H5Tget_class(type.get()) != H5T_INTEGER) return false;
   return H5Aread(attr.get(), H5T_NATIVE_INT64, &out) >= 0;
-}
-
-std::string offsets_name(std::int64_t level) { return "offsets_" + std::to_string(level); }
-
-std::string join(const std::vector<field>& fields) {
-  std::string s;
-  for (const auto& f : fields) s += (s.empty() ? "" : ",") + f.name;
-  return s;
 }
 
 }  // namespace
@@ -217,9 +98,7 @@ struct writer::state {
     handle space;
     const hsize_t zero = 0, unlimited = H5S_UNLIMITED;
     space = handle(H5Screate_simple(1, &zero, &unlimited), H5Sclose);
-    handle dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
-    H5Pset_chunk(dcpl.get(), 1, &chunk_elements);
-    H5Pset_fletcher32(dcpl.get());
+    handle dcpl = layout_dataset_properties();
     handle d(H5Dcreate2(file.get(), name.c_str(), file_type, space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
              H5Dclose);
     if (!d.valid()) fail("write", path, name, "cannot create the dataset: ", hdf5_detail());
@@ -316,36 +195,15 @@ void writer::commit() {
       fail("write", s.path, s.fields[f].name, "has ", s.values_size[f], " elements but ", s.fields[0].name,
            " has ", s.values_size[0]);
   try {
-    handle root(H5Gopen2(s.file.get(), "/", H5P_DEFAULT), H5Gclose);
-    write_string_attribute(root.get(), "vseg_layout", layout_name);
-    write_int_attribute(root.get(), "vseg_version", layout_version);
-    write_int_attribute(root.get(), "depth", s.depth);
-    write_string_attribute(root.get(), "fields", join(s.fields));
-    for (std::size_t f = 0; f < s.fields.size(); ++f)
-      write_string_attribute(s.values[f].get(), "element_type", s.fields[f].type.name());
+    write_layout_attributes(s.file.get(), s.depth, s.fields, s.values);
   } catch (const error& e) {
     fail("write", s.path, "", e.what());
   }
   s.values.clear();
   s.offsets.clear();
   if (!s.file.close()) fail("write", s.path, "", "cannot flush ", s.temporary, ": ", hdf5_detail());
-  // Durable before visible: the data reaches the disk, then the name moves.
-  const int fd = ::open(s.temporary.c_str(), O_RDONLY);
-  if (fd < 0 || ::fsync(fd) != 0) {
-    const int err = errno;
-    if (fd >= 0) ::close(fd);
-    fail("write", s.path, "", "cannot fsync ", s.temporary, ": ", std::strerror(err));
-  }
-  ::close(fd);
-  if (std::rename(s.temporary.c_str(), s.path.c_str()) != 0)
-    fail("write", s.path, "", "cannot rename ", s.temporary, ": ", std::strerror(errno));
+  publish(s.temporary, s.path);
   s.committed = true;
-  const std::filesystem::path dir = std::filesystem::absolute(s.path).parent_path();
-  const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY);
-  if (dfd >= 0) {
-    ::fsync(dfd);  // the rename itself; best effort (some file systems refuse)
-    ::close(dfd);
-  }
 }
 
 // ---------------------------------------------------------------------------
