@@ -29,14 +29,7 @@ namespace {
 
 // A lazy value of kind k standing for `length` elements.
 value make_lazy(value::kind k, std::int64_t length, std::int64_t words, lazy_vector::form_type form) {
-  value v;
-  switch (k) {
-    case value::int_: v.v = int_vec{}; break;
-    case value::bool_: v.v = bool_vec{}; break;
-    default: v.v = float_vec{}; break;
-  }
-  v.lazy = std::make_shared<const lazy_vector>(lazy_vector{length, words, std::move(form)});
-  return v;
+  return value::lazy_of(k, std::make_shared<const lazy_vector>(lazy_vector{length, words, std::move(form)}));
 }
 
 // The words a descriptor of n segments takes (lengths and starts).
@@ -83,9 +76,9 @@ template <class T>
 bool machine::dist_lazily() {  // values segd
   need(2);
   const slot& values = stack_[stack_.size() - 2];
-  if (values->which() != vec_of<T>::kind || values->splat >= 0) return false;
+  if (values->which() != vec_of<T>::kind || values->is_splat()) return false;
   const bool replication = replication_of(*values) != nullptr;
-  if (values->lazy && !replication) return false;
+  if (values->lazy() != nullptr && !replication) return false;
   const segd& s = segdes(2, 2);
   same_length(s.segments(), values->length(), "the descriptor's segments", "the values");
   // Worth it when each value is written many times (the replicating DISTs
@@ -118,12 +111,12 @@ bool machine::permute_to_replication() {  // data index segd
   need(3);
   const value& data = at(2);
   const value& index = at(1);
-  if (!data.lazy || !index.lazy || data.which() != vec_of<T>::kind || at(0).which() != value::segdes) return false;
-  const auto* e = std::get_if<expanded>(&data.lazy->form);
-  const auto* a = std::get_if<affine>(&index.lazy->form);
+  if (data.lazy() == nullptr || index.lazy() == nullptr || data.which() != vec_of<T>::kind || at(0).which() != value::segdes) return false;
+  const auto* e = std::get_if<expanded>(&data.lazy()->form);
+  const auto* a = std::get_if<affine>(&index.lazy()->form);
   if (e == nullptr || a == nullptr || !same_lengths(e->shape, a->shape)) return false;
   const segd& s = e->shape;
-  const segd& s2 = std::get<segd>(at(0).v);
+  const segd& s2 = at(0).as<segd>();
   if (s2.elements() != s.elements()) return false;
   const std::int64_t m = s.segments();
   std::vector<std::int64_t> group_start, group_size, copies;
@@ -191,7 +184,7 @@ bool machine::extract_replicated() {  // data index segd
   const std::int32_t* k = splat_scalar<std::int32_t>(1);
   const int_vec* index = k != nullptr ? nullptr : &ints(3, 2);
   same_length(s.segments(), at(1).length(), "the descriptor's segments", "the indices");
-  const T* phys = std::get<array<T>>(r->physical->v).data();
+  const T* phys = r->physical->as<array<T>>().data();
   const std::int64_t n = s.segments();
   auto out = buffer<T>::for_overwrite(n);
   T* o = out.data();
@@ -223,7 +216,7 @@ bool machine::bpermute_replicated() {  // data index src_segd dst_segd
   const segd& dst = segdes(4, 4);
   covers(dst, index.size(), "the indices");
   same_length(src.segments(), dst.segments(), "the source descriptor", "the destination descriptor");
-  const T* phys = std::get<array<T>>(r->physical->v).data();
+  const T* phys = r->physical->as<array<T>>().data();
   auto out = buffer<T>::for_overwrite(index.size());
   T* o = out.data();
   std::int64_t bad = -1;
