@@ -453,8 +453,9 @@ void machine::execute(const instruction& ins) {
       const segd& s = segdes(3, 3);
       same_length(s.segments(), start.size(), "the descriptor's segments", "the starts");
       same_length(s.segments(), stride.size(), "the descriptor's segments", "the strides");
-      room_for<i32>(3, s.elements());
+      // A lazy INDEX holds its arguments, not its elements: -m counts those.
       if (index_lazily()) return;
+      room_for<i32>(3, s.elements());
       // One big segment: a splat with a step, written out only if some
       // operation other than PERMUTE reads it.
       if (s.segments() == 1 && s.elements() >= index_splat_min) {

@@ -30,7 +30,7 @@ namespace vseg::vcode::detail {
 
 template <class T>
 void machine::permute() {  // data index segd
-  if (permute_to_replication<T>()) return;
+  if (permute_to_replication<T>() || permute_replicated_segments<T>()) return;
   if constexpr (std::is_same_v<T, std::int32_t>) {
     if (permute_sequence()) return;
   }

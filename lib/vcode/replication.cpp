@@ -174,6 +174,52 @@ bool machine::permute_to_replication() {  // data index segd
   return finish(3, make_lazy(vec_of<T>::kind, s.elements(), words, std::move(r))), true;
 }
 
+// NESL permutes whole segments of a nested value (SEGPERMUTE: dist of a
+// nested vector reorders its copies this way) with one flat PERMUTE: the
+// index is an INDEX over the segments, start o_t and stride 1 for segment
+// t, and the o_t place the segments end to end. On a replication whose
+// virtual segments are those segments, that moves no element: the result
+// is the same physical copy with the vsegids in the order of the o_t.
+// O(V log V) for V virtual segments; anything else is left to PERMUTE.
+template <class T>
+bool machine::permute_replicated_segments() {  // data index segd
+  need(3);
+  const value& data = at(2);
+  const replicated* r = replication_of(data);
+  if (r == nullptr || data.which() != vec_of<T>::kind || at(1).lazy() == nullptr || at(0).which() != value::segdes)
+    return false;
+  const auto* a = std::get_if<affine>(&at(1).lazy()->form);
+  const segd& s = at(0).as<segd>();
+  const std::int64_t n = data.length();
+  if (a == nullptr || s.segments() != 1 || s.elements() != n || !same_layout(a->shape, *r)) return false;
+  const std::int64_t v = r->virtual_segments();
+  for (std::int64_t t = 0; t < v; ++t)
+    if (r->length_of(t) > 1 && a->strides[t] != 1) return false;
+  // The segments in the order of their new starts (an empty one, which
+  // places nothing, before a non-empty one at the same start); they must
+  // tile [0, n).
+  std::vector<std::int64_t> order(static_cast<std::size_t>(v));
+  for (std::int64_t t = 0; t < v; ++t) order[static_cast<std::size_t>(t)] = t;
+  std::stable_sort(order.begin(), order.end(), [&](std::int64_t x, std::int64_t y) {
+    const std::int64_t sx = a->starts[x], sy = a->starts[y];
+    return sx != sy ? sx < sy : r->length_of(x) == 0 && r->length_of(y) > 0;
+  });
+  std::int64_t pos = 0;
+  std::vector<std::int64_t> vsegids(static_cast<std::size_t>(v)), vstarts(static_cast<std::size_t>(v));
+  for (std::int64_t u = 0; u < v; ++u) {
+    const std::int64_t t = order[static_cast<std::size_t>(u)];
+    const std::int64_t len = r->length_of(t);
+    if (len > 0 && a->starts[t] != pos) return false;
+    vsegids[static_cast<std::size_t>(u)] = r->vsegids[t];
+    vstarts[static_cast<std::size_t>(u)] = pos;
+    pos += len;
+  }
+  if (pos != n) return false;
+  replicated out{r->physical, r->pstarts, r->plens, to_array(std::move(vsegids)), to_array(std::move(vstarts))};
+  const std::int64_t words = out.physical->words() + segd_words(out.physical_segments()) + 2 * v;
+  return finish(3, make_lazy(vec_of<T>::kind, n, words, std::move(out))), true;
+}
+
 template <class T>
 bool machine::extract_replicated() {  // data index segd
   need(3);
@@ -211,15 +257,38 @@ bool machine::bpermute_replicated() {  // data index src_segd dst_segd
   const replicated* r = replication_of(at(3));
   if (r == nullptr || at(3).which() != vec_of<T>::kind) return false;
   const segd& src = segdes(4, 3);
-  if (!same_layout(src, *r)) return false;
   const int_vec& index = ints(4, 2);
   const segd& dst = segdes(4, 4);
+  const bool by_virtual_segment = same_layout(src, *r);
+  // Segments other than the virtual ones (NESL's flatten of the copies of
+  // a nested vector reads each copy whole): each element is found in the
+  // replication by a binary search, O(log V), when the gather reads a small
+  // part of it; a large one materialises it (plain BPERMUTE).
+  if (!by_virtual_segment && (src.elements() != at(3).length() || index.size() > at(3).length() / 4)) return false;
   covers(dst, index.size(), "the indices");
   same_length(src.segments(), dst.segments(), "the source descriptor", "the destination descriptor");
   const T* phys = r->physical->as<array<T>>().data();
   auto out = buffer<T>::for_overwrite(index.size());
   T* o = out.data();
   std::int64_t bad = -1;
+  if (!by_virtual_segment) {
+    const value& data = at(3);
+    vseg::detail::parallel_for(dst.segments(), lazy_segment_grain, [&](std::int64_t lo, std::int64_t hi) {
+      for (std::int64_t t = lo; t < hi; ++t) {
+        const std::int64_t len = src.length(t);
+        for (std::int64_t j = dst.start(t), end = j + dst.length(t); j < end; ++j) {
+          const std::int64_t i = index[j];
+          if (i < 0 || i >= len) {
+            std::atomic_ref<std::int64_t>(bad).store(j, std::memory_order_relaxed);
+            return;
+          }
+          o[j] = element_at<T>(data, src.start(t) + i);
+        }
+      }
+    });
+    if (bad >= 0) fail("index " + std::to_string(index[bad]) + " at position " + std::to_string(bad) + " outside its segment");
+    return finish(4, wrap_value(std::move(out).freeze())), true;
+  }
   vseg::detail::parallel_for(dst.segments(), lazy_segment_grain, [&](std::int64_t lo, std::int64_t hi) {
     for (std::int64_t t = lo; t < hi; ++t) {
       const T* from = phys + r->start_of(t);
@@ -247,6 +316,9 @@ template bool machine::dist_lazily<double>();
 template bool machine::permute_to_replication<std::int32_t>();
 template bool machine::permute_to_replication<bool>();
 template bool machine::permute_to_replication<double>();
+template bool machine::permute_replicated_segments<std::int32_t>();
+template bool machine::permute_replicated_segments<bool>();
+template bool machine::permute_replicated_segments<double>();
 template bool machine::extract_replicated<std::int32_t>();
 template bool machine::extract_replicated<bool>();
 template bool machine::extract_replicated<double>();
