@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <initializer_list>
+#include <limits>
 #include <memory>
 #include <span>
 #include <string>
@@ -475,6 +476,12 @@ void machine::execute(const instruction& ins) {
     case opcode::make_segdes: {
       const value& v = arg(1, 1, value::int_);
       value result{descriptor_of(v)};
+      // VCODE counts elements in 32-bit INTs (LENGTH, +_REDUCE of lengths):
+      // past 2^31 - 1 NESL's code wraps and fails later, after building the
+      // vectors this descriptor lays out (BFS at 20,000 x 8: 10 GB first).
+      if (const std::int64_t n = result.as<segd>().elements(); n > std::numeric_limits<i32>::max())
+        fail("the descriptor covers " + std::to_string(n) +
+             " elements, more than a VCODE INT can count (2^31 - 1): the program's vectors are too long for VCODE");
       result.remember_lengths(v.as<int_vec>());
       return finish(1, std::move(result));
     }
