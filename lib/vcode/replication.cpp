@@ -198,12 +198,26 @@ bool machine::permute_replicated_segments() {  // data index segd
   // The segments in the order of their new starts (an empty one, which
   // places nothing, before a non-empty one at the same start); they must
   // tile [0, n).
-  std::vector<std::int64_t> order(static_cast<std::size_t>(v));
-  for (std::int64_t t = 0; t < v; ++t) order[static_cast<std::size_t>(t)] = t;
-  std::stable_sort(order.begin(), order.end(), [&](std::int64_t x, std::int64_t y) {
-    const std::int64_t sx = a->starts[x], sy = a->starts[y];
-    return sx != sy ? sx < sy : r->length_of(x) == 0 && r->length_of(y) > 0;
-  });
+  std::vector<std::int64_t> order(static_cast<std::size_t>(v), -1);
+  const std::int64_t len0 = v > 0 ? r->length_of(0) : 0;
+  if (len0 > 0 && len0 * v == n && std::all_of(r->vsegids.begin(), r->vsegids.end(), [&](std::int64_t p) {
+        return r->plens[p] == len0;
+      })) {
+    // All of one length L (BFS: k neighbours each): segment t goes to slot
+    // start / L, in O(V) instead of a sort; a start off the grid or a slot
+    // taken twice is not a tiling.
+    for (std::int64_t t = 0; t < v; ++t) {
+      const std::int64_t st = a->starts[t];
+      if (st < 0 || st >= n || st % len0 != 0 || order[static_cast<std::size_t>(st / len0)] >= 0) return false;
+      order[static_cast<std::size_t>(st / len0)] = t;
+    }
+  } else {
+    for (std::int64_t t = 0; t < v; ++t) order[static_cast<std::size_t>(t)] = t;
+    std::stable_sort(order.begin(), order.end(), [&](std::int64_t x, std::int64_t y) {
+      const std::int64_t sx = a->starts[x], sy = a->starts[y];
+      return sx != sy ? sx < sy : r->length_of(x) == 0 && r->length_of(y) > 0;
+    });
+  }
   std::int64_t pos = 0;
   std::vector<std::int64_t> vsegids(static_cast<std::size_t>(v)), vstarts(static_cast<std::size_t>(v));
   for (std::int64_t u = 0; u < v; ++u) {
