@@ -1,7 +1,8 @@
 // Replication on virtual segments (lazy.hpp): DIST and INDEX kept lazy, the
 // PERMUTE that turns them into copies of a vector recognised and held as
 // virtual segments over one physical copy, and the operations that read such
-// a value from that copy: EXTRACT, BPERMUTE and DIST. The reductions and the
+// a value from that copy: EXTRACT, BPERMUTE and DIST, and the PERMUTE that
+// moves its segments whole (SEGPERMUTE). The reductions and the
 // element-wise ops with a lazy argument are in execute.cpp (they are
 // templates over the operation). Instantiated at the end for INT, BOOL and
 // FLOAT.
@@ -180,7 +181,7 @@ bool machine::permute_to_replication() {  // data index segd
 // t, and the o_t place the segments end to end. On a replication whose
 // virtual segments are those segments, that moves no element: the result
 // is the same physical copy with the vsegids in the order of the o_t.
-// O(V log V) for V virtual segments; anything else is left to PERMUTE.
+// O(V) for V virtual segments; anything else is left to PERMUTE.
 template <class T>
 bool machine::permute_replicated_segments() {  // data index segd
   need(3);
@@ -194,41 +195,29 @@ bool machine::permute_replicated_segments() {  // data index segd
   if (a == nullptr || s.segments() != 1 || s.elements() != n || !same_layout(a->shape, *r)) return false;
   const std::int64_t v = r->virtual_segments();
   for (std::int64_t t = 0; t < v; ++t)
-    if (r->length_of(t) > 1 && a->strides[t] != 1) return false;
-  // The segments in the order of their new starts (an empty one, which
-  // places nothing, before a non-empty one at the same start); they must
-  // tile [0, n).
-  std::vector<std::int64_t> order(static_cast<std::size_t>(v), -1);
+    if (a->strides[t] != 1) return false;
+  // The segments must all have one length L > 0 (BFS: k neighbours each)
+  // and their new starts must tile [0, n): segment t goes to slot start / L,
+  // in O(V); a start off the grid or a slot taken twice is not a tiling.
+  // Other lengths are left to PERMUTE (not met in NESL's code studied).
   const std::int64_t len0 = v > 0 ? r->length_of(0) : 0;
-  if (len0 > 0 && len0 * v == n && std::all_of(r->vsegids.begin(), r->vsegids.end(), [&](std::int64_t p) {
-        return r->plens[p] == len0;
-      })) {
-    // All of one length L (BFS: k neighbours each): segment t goes to slot
-    // start / L, in O(V) instead of a sort; a start off the grid or a slot
-    // taken twice is not a tiling.
-    for (std::int64_t t = 0; t < v; ++t) {
-      const std::int64_t st = a->starts[t];
-      if (st < 0 || st >= n || st % len0 != 0 || order[static_cast<std::size_t>(st / len0)] >= 0) return false;
-      order[static_cast<std::size_t>(st / len0)] = t;
-    }
-  } else {
-    for (std::int64_t t = 0; t < v; ++t) order[static_cast<std::size_t>(t)] = t;
-    std::stable_sort(order.begin(), order.end(), [&](std::int64_t x, std::int64_t y) {
-      const std::int64_t sx = a->starts[x], sy = a->starts[y];
-      return sx != sy ? sx < sy : r->length_of(x) == 0 && r->length_of(y) > 0;
-    });
+  if (len0 <= 0 || len0 * v != n ||
+      !std::all_of(r->vsegids.begin(), r->vsegids.end(), [&](std::int64_t p) { return r->plens[p] == len0; }))
+    return false;
+  std::vector<std::int64_t> order(static_cast<std::size_t>(v), -1);
+  for (std::int64_t t = 0; t < v; ++t) {
+    const std::int64_t st = a->starts[t];
+    if (st < 0 || st >= n || st % len0 != 0 || order[static_cast<std::size_t>(st / len0)] >= 0) return false;
+    order[static_cast<std::size_t>(st / len0)] = t;
   }
   std::int64_t pos = 0;
   std::vector<std::int64_t> vsegids(static_cast<std::size_t>(v)), vstarts(static_cast<std::size_t>(v));
   for (std::int64_t u = 0; u < v; ++u) {
     const std::int64_t t = order[static_cast<std::size_t>(u)];
-    const std::int64_t len = r->length_of(t);
-    if (len > 0 && a->starts[t] != pos) return false;
     vsegids[static_cast<std::size_t>(u)] = r->vsegids[t];
     vstarts[static_cast<std::size_t>(u)] = pos;
-    pos += len;
+    pos += len0;
   }
-  if (pos != n) return false;
   replicated out{r->physical, r->pstarts, r->plens, to_array(std::move(vsegids)), to_array(std::move(vstarts))};
   const std::int64_t words = out.physical->words() + segd_words(out.physical_segments()) + 2 * v;
   return finish(3, make_lazy(vec_of<T>::kind, n, words, std::move(out))), true;
