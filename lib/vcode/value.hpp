@@ -128,8 +128,6 @@ class value : public boost::intrusive_ref_counter<value, boost::thread_unsafe_co
   }
   // The lazy form standing for the elements, or nullptr.
   const lazy_vector* lazy() const noexcept { return lazy_.get(); }
-  // The lazy form shared, to keep it alive beside another value.
-  const std::shared_ptr<const lazy_vector>& lazy_handle() const noexcept { return lazy_; }
 
   // --- Cached facts about a stored value's elements. Each is sound because
   // the elements change only through write_in_place(), which drops them all.
