@@ -153,19 +153,19 @@ class value : public boost::intrusive_ref_counter<value, boost::thread_unsafe_co
   // the fact cannot belong to this value (wrong kind, length or
   // representation). O(1).
   void remember_lengths(int_vec lengths) {
-    expect(which() == segdes && lengths.size() == length(), "remember_lengths");
+    if (!(which() == segdes && lengths.size() == length())) refuse("remember_lengths");
     lengths_ = std::move(lengths);
   }
   void remember_descriptor(segd s) {
-    expect(stored_ints() && s.segments() == length(), "remember_descriptor");
+    if (!(stored_ints() && s.segments() == length())) refuse("remember_descriptor");
     descriptor_ = std::make_shared<const segd>(std::move(s));
   }
   void mark_permutation() {
-    expect(stored_ints(), "mark_permutation");
+    if (!stored_ints()) refuse("mark_permutation");
     permutation_ = true;
   }
   void remember_inverse(int_vec inverse) {
-    expect(stored_ints() && inverse.size() == length() && length() > 0, "remember_inverse");
+    if (!(stored_ints() && inverse.size() == length() && length() > 0)) refuse("remember_inverse");
     inverse_ = std::move(inverse);
     permutation_ = true;  // the inverse of a permutation is one
   }
@@ -189,8 +189,8 @@ class value : public boost::intrusive_ref_counter<value, boost::thread_unsafe_co
 
  private:
   bool stored_ints() const noexcept { return which() == int_ && is_stored(); }
-  static void expect(bool holds, const char* what) {
-    if (!holds) throw std::logic_error(std::string("value::") + what + ": the fact does not fit the value");
+  [[noreturn]] static void refuse(const char* what) {
+    throw std::logic_error(std::string("value::") + what + ": the fact does not fit the value");
   }
   void drop_cached_facts() noexcept {
     lengths_ = int_vec{};
