@@ -175,11 +175,16 @@ class array {
   }
 
   // The elements as writable memory when nothing else can see them: this
-  // array came from a buffer (freeze) and is the buffer's only owner. Otherwise an
-  // empty span. For a holder of the only reference that wants to update a
-  // value in place instead of copying it (the VCODE interpreter: REPLACE
-  // and element-wise ops on an operand nothing else holds). The count is
-  // exact only while no other thread copies or drops this array.
+  // array came from a buffer (freeze) and is the buffer's only owner;
+  // otherwise an empty span. O(1). Uniqueness is the one condition under
+  // which an immutable value may be updated in place without anyone
+  // observing it (as Rust's Arc::get_mut or Swift's
+  // isKnownUniquelyReferenced): a caller that drops an array right after
+  // computing its successor can write the successor over it (map_into,
+  // zip_with_into, replace_s_into take the span). Foreign memory (adopt, a
+  // std::vector) is never writable. The answer is exact only while no other
+  // thread copies or drops this array, hence not const. Tested in
+  // tests/test_array.cpp; used by the VCODE interpreter's value model.
   std::span<T> writable_if_unique() noexcept {
     if (owner_.get() == nullptr || owner_.use_count() != 1) return {};
     // Not a cast away of real constness: buffer allocated the elements as

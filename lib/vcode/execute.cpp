@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <initializer_list>
+#include <limits>
 #include <memory>
 #include <span>
 #include <string>
@@ -53,7 +54,6 @@ slot machine::elementwise_result(std::int64_t n, std::initializer_list<std::size
     const slot& entry = stack_[stack_.size() - 1 - depth];
     if (auto out = reusable<U>(entry, n); out.data() != nullptr) {
       fill(out);
-      entry->written_in_place();
       return entry;
     }
   }
@@ -66,7 +66,7 @@ template <class T, class F>
 void machine::unary(F f) {
   using U = std::remove_cvref_t<std::invoke_result_t<F&, const T&>>;
   need(1);
-  if (const T* s = splat_scalar<T>(0)) return finish(1, make_splat<U>(f(*s), at(0).splat));
+  if (const T* s = splat_scalar<T>(0)) return finish(1, value::splat<U>(f(*s), at(0).length()));
   const auto& a = vec<T>(1, 1);
   finish(1, elementwise_result<U>(a.size(), {0}, [&](std::span<U> out) { vseg::map_into(f, a, out); }));
 }
@@ -84,7 +84,7 @@ void machine::binary(F f) {
     if (at(0).length() < n)
       fail("vector length mismatch: argument 1 has " + std::to_string(n) + " elements, argument 2 has " +
            std::to_string(at(0).length()));
-    if (sa != nullptr && sb != nullptr) return finish(2, make_splat<U>(f(*sa, *sb), n));
+    if (sa != nullptr && sb != nullptr) return finish(2, value::splat<U>(f(*sa, *sb), n));
     if (sa != nullptr) {
       const T x = *sa;
       const std::span<const T> b = vec<T>(2, 2).span().first(static_cast<std::size_t>(n));
@@ -147,7 +147,7 @@ void machine::rand() {
   const std::int32_t* scalar = splat_scalar<std::int32_t>(0);
   int_vec bound;
   if (scalar == nullptr) bound = ints(1, 1);
-  const std::int64_t n = scalar != nullptr ? at(0).splat : bound.size();
+  const std::int64_t n = scalar != nullptr ? at(0).length() : bound.size();
   const bool zero = scalar != nullptr ? *scalar == 0 && n > 0 : std::find(bound.begin(), bound.end(), 0) != bound.end();
   if (zero) fail("RAND with a bound of 0 (division by zero)");
   // A splat bound may stand for more elements than -m allows: check before
@@ -256,7 +256,7 @@ bool machine::reduce_replicated(const M& m) {  // data segd
   if (!same_layout(s, *r)) return false;
   // Each physical segment once, left to right (NESL's order), then one
   // result per virtual segment from its physical segment's.
-  const T* phys = std::get<array<T>>(r->physical->v).data();
+  const T* phys = r->physical->as<array<T>>().data();
   const std::int64_t p = r->physical_segments();
   auto folded = buffer<T>::for_overwrite(p);
   T* f = folded.data();
@@ -282,7 +282,7 @@ bool machine::binary_lazily(F f) {
   using U = std::remove_cvref_t<std::invoke_result_t<F&, const T&, const T&>>;
   const value& x = at(1);
   const value& y = at(0);
-  if (!x.lazy && !y.lazy) return false;
+  if (!x.lazy() && !y.lazy()) return false;
   if (x.which() != vec_of<T>::kind || y.which() != vec_of<T>::kind) return false;  // arg() reports it
   const std::int64_t n = x.length();
   if (y.length() < n)
@@ -298,10 +298,10 @@ bool machine::binary_lazily(F f) {
     T ys[lazy_block];
     const T* a = xs;
     const T* b = ys;
-    if (x.lazy || x.splat >= 0) write_range<T>(x, lo, hi, xs);
-    else a = std::get<array<T>>(x.v).data() + lo;
-    if (y.lazy || y.splat >= 0) write_range<T>(y, lo, hi, ys);
-    else b = std::get<array<T>>(y.v).data() + lo;
+    if (!x.is_stored()) write_range<T>(x, lo, hi, xs);
+    else a = x.as<array<T>>().data() + lo;
+    if (!y.is_stored()) write_range<T>(y, lo, hi, ys);
+    else b = y.as<array<T>>().data() + lo;
     for (std::int64_t i = 0; i < hi - lo; ++i) o[lo + i] = f(a[i], b[i]);
   });
   finish(2, wrap_value(std::move(out).freeze()));
@@ -454,14 +454,13 @@ void machine::execute(const instruction& ins) {
       const segd& s = segdes(3, 3);
       same_length(s.segments(), start.size(), "the descriptor's segments", "the starts");
       same_length(s.segments(), stride.size(), "the descriptor's segments", "the strides");
-      room_for<i32>(3, s.elements());
+      // A lazy INDEX holds its arguments, not its elements: -m counts those.
       if (index_lazily()) return;
+      room_for<i32>(3, s.elements());
       // One big segment: a splat with a step, written out only if some
       // operation other than PERMUTE reads it.
       if (s.segments() == 1 && s.elements() >= index_splat_min) {
-        value v = make_splat<i32>(start[0], s.elements());
-        v.step = stride[0];
-        return finish(3, std::move(v));
+        return finish(3, value::sequence(start[0], stride[0], s.elements()));
       }
       return finish(3, wrap_value(vseg::iota_s(s, start, stride)));
     }
@@ -476,19 +475,20 @@ void machine::execute(const instruction& ins) {
     }
     case opcode::make_segdes: {
       const value& v = arg(1, 1, value::int_);
-      const int_vec& lengths = std::get<int_vec>(v.v);
-      value result{v.descriptor ? *v.descriptor : segd::from_int32_lengths(lengths)};
-      result.lengths = lengths;
+      value result{descriptor_of(v)};
+      // VCODE counts elements in 32-bit INTs (LENGTH, +_REDUCE of lengths):
+      // past 2^31 - 1 NESL's code wraps and fails later, after building the
+      // vectors this descriptor lays out (BFS at 20,000 x 8: 10 GB first).
+      if (const std::int64_t n = result.as<segd>().elements(); n > std::numeric_limits<i32>::max())
+        fail("the descriptor covers " + std::to_string(n) +
+             " elements, more than a VCODE INT can count (2^31 - 1): the program's vectors are too long for VCODE");
+      result.remember_lengths(v.as<int_vec>());
       return finish(1, std::move(result));
     }
     case opcode::lengths: {
       const value& v = arg(1, 1, value::segdes);
-      const segd& s = std::get<segd>(v.v);
-      value result{v.lengths.size() == s.segments() ? v.lengths
-                   : s.uniform_length() >= 0
-                       ? vseg::fill(s.segments(), static_cast<i32>(s.uniform_length()))
-                       : vseg::map([](std::int64_t l) { return static_cast<i32>(l); }, s.lengths())};
-      result.descriptor = std::make_shared<const segd>(s);
+      value result{lengths_of(v)};
+      result.remember_descriptor(v.as<segd>());
       return finish(1, std::move(result));
     }
 
@@ -505,7 +505,7 @@ void machine::execute(const instruction& ins) {
     }
     case opcode::unpair: {
       const value& v = arg(1, 1, value::pair);
-      const detail::pair_ptr p = std::get<detail::pair_ptr>(v.v);
+      const detail::pair_ptr p = v.as<detail::pair_ptr>();
       drop(1);
       push(p->first);
       return push(p->second);
@@ -534,7 +534,7 @@ void machine::execute(const instruction& ins) {
       drop(1);
       if (f == nullptr) {
         drop(1);
-        return push_status(false, "illegal VCODE file descriptor in FWRITE");
+        return push_status(io_outcome::failed, "illegal VCODE file descriptor in FWRITE");
       }
       return write_to(f, ins);
     }
@@ -551,14 +551,14 @@ void machine::execute(const instruction& ins) {
       const int fd = files_.open(file, mode, message);
       drop(2);
       push(value{int_vec({fd})});
-      return push_status(fd >= 0, message);
+      return push_status(fd >= 0 ? io_outcome::succeeded : io_outcome::failed, message);
     }
     case opcode::fclose: {
       const i32 fd = scalar_int(1, 1);
       drop(1);
       std::string message;
       const bool ok = files_.close(fd, message);
-      return push_status(ok, message);
+      return push_status(ok ? io_outcome::succeeded : io_outcome::failed, message);
     }
     case opcode::fread_char: {  // delimiters max_chars fd
       const int_vec& delims = ints(3, 1);
@@ -570,12 +570,12 @@ void machine::execute(const instruction& ins) {
       if (f == nullptr) {
         push(value{int_vec()});
         push(value{int_vec()});
-        return push_status(false, "illegal VCODE file descriptor in FREAD_CHAR");
+        return push_status(io_outcome::failed, "illegal VCODE file descriptor in FREAD_CHAR");
       }
       i32 stop = 0;
       push(value{detail::read_chars(f, delimiters, max_chars, stop)});
       push(value{int_vec({stop})});
-      return push_status(true, "");
+      return push_status(io_outcome::succeeded, "");
     }
     case opcode::spawn: {  // command in out err
       const std::string command = string_arg(4, 1);
@@ -586,7 +586,7 @@ void machine::execute(const instruction& ins) {
       push(value{int_vec({fds[2]})});
       push(value{int_vec({fds[1]})});
       push(value{int_vec({fds[0]})});
-      return push_status(ok, message);
+      return push_status(ok ? io_outcome::succeeded : io_outcome::failed, message);
     }
     case opcode::call:
     case opcode::ret:

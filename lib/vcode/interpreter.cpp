@@ -117,41 +117,24 @@ run_result machine::run() {
   }
 }
 
-void machine::materialize(slot& entry) const {
-  if (entry->lazy) {
-    value v;
-    std::visit(
-        [&](const auto& x) {
-          using X = std::remove_cvref_t<decltype(x)>;
-          if constexpr (std::is_same_v<X, int_vec> || std::is_same_v<X, bool_vec> || std::is_same_v<X, float_vec>) {
-            using T = typename X::value_type;
-            check_room(detail::words_for<T>(entry->length()), words_ - entry->words());
-            v = value{materialized<T>(*entry)};
-          }
-        },
-        entry->v);
-    words_ += v.words() - entry->words();
-    entry = make_slot(std::move(v));
-    return;
-  }
-  if (entry->splat < 0) return;
-  const std::int64_t n = entry->splat;
+void machine::materialize(slot& entry) {
+  if (entry->is_stored()) return;
   value v;
   std::visit(
       [&](const auto& x) {
         using X = std::remove_cvref_t<decltype(x)>;
         if constexpr (std::is_same_v<X, int_vec> || std::is_same_v<X, bool_vec> || std::is_same_v<X, float_vec>) {
-          check_room(detail::words_for<typename X::value_type>(n), words_ - entry->words());
-          if constexpr (std::is_same_v<X, int_vec>) {
-            if (entry->step != 0) {
-              v = value{vseg::iota<std::int32_t>(n, x[0], entry->step)};
-              return;
-            }
-          }
-          v = value{vseg::fill(n, x[0])};
+          using T = typename X::value_type;
+          const std::int64_t n = entry->length();
+          check_room(detail::words_for<T>(n), words_ - entry->words());
+          if (entry->lazy() != nullptr) v = value{materialized<T>(*entry)};
+          else if constexpr (std::is_same_v<T, std::int32_t>)
+            v = value{entry->splat_step() != 0 ? vseg::iota<std::int32_t>(n, x[0], entry->splat_step())
+                                                : vseg::fill(n, x[0])};
+          else v = value{vseg::fill(n, x[0])};
         }
       },
-      entry->v);
+      entry->contents());
   words_ += v.words() - entry->words();
   entry = make_slot(std::move(v));
 }
@@ -232,7 +215,7 @@ void machine::trace(const instruction& ins) const {
     const std::string_view k = detail::kind_name(v.which());
     std::fprintf(opt_.err, " %.*s[%lld", static_cast<int>(k.size()), k.data(), static_cast<long long>(v.length()));
     // A descriptor shows its element count too: SEGDES[segments:elements].
-    if (const auto* s = std::get_if<segd>(&v.v)) std::fprintf(opt_.err, ":%lld", static_cast<long long>(s->elements()));
+    if (const auto* s = v.get_if<segd>()) std::fprintf(opt_.err, ":%lld", static_cast<long long>(s->elements()));
     std::fputc(']', opt_.err);
   }
   std::fputc('\n', opt_.err);

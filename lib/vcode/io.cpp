@@ -39,27 +39,27 @@ void write_value(std::FILE* stream, const value& v) {
   switch (v.which()) {
     case value::int_:
       s = "(";
-      append_all(s, std::get<int_vec>(v.v), ints);
+      append_all(s, v.as<int_vec>(), ints);
       s += " )\n";
       break;
     case value::bool_:
       s = "(";
-      for (bool b : std::get<bool_vec>(v.v)) s += b ? " T" : " F";
+      for (bool b : v.as<bool_vec>()) s += b ? " T" : " F";
       s += " )\n";
       break;
     case value::float_:
       s = "(";
-      append_all(s, std::get<float_vec>(v.v),
+      append_all(s, v.as<float_vec>(),
                  [](char* b, std::size_t n, double x) { return std::snprintf(b, n, " %.14e", x); });
       s += " )\n";
       break;
     case value::segdes:
       s = "[";
-      append_all(s, std::get<segd>(v.v).lengths(), ints);
+      append_all(s, v.as<segd>().lengths(), ints);
       s += " ]\n";
       break;
     case value::pair: {
-      const auto& p = *std::get<pair_ptr>(v.v);
+      const auto& p = *v.as<pair_ptr>();
       s = "pair(" + std::string(kind_name(p.first.which())) + "," + std::string(kind_name(p.second.which())) +
           ") \n";
       break;

@@ -17,7 +17,8 @@
 
 namespace vseg::vcode::detail {
 
-void machine::push_status(bool ok, const std::string& message) {
+void machine::push_status(io_outcome outcome, const std::string& message) {
+  const bool ok = outcome == io_outcome::succeeded;
   std::vector<std::int32_t> chars;
   if (!ok)
     for (char c : message) chars.push_back(static_cast<unsigned char>(c));
@@ -25,13 +26,13 @@ void machine::push_status(bool ok, const std::string& message) {
   push(value{bool_vec({ok})});
 }
 
-std::string machine::string_arg(std::size_t argc, std::size_t argno) const {
+std::string machine::string_arg(std::size_t argc, std::size_t argno) {
   std::string s;
   for (std::int32_t c : ints(argc, argno)) s.push_back(static_cast<char>(c));
   return s;
 }
 
-std::int32_t machine::scalar_int(std::size_t argc, std::size_t argno) const {
+std::int32_t machine::scalar_int(std::size_t argc, std::size_t argno) {
   const int_vec& v = ints(argc, argno);
   if (v.size() != 1) fail("argument " + std::to_string(argno) + " must be an INT scalar");
   return v[0];
@@ -51,7 +52,7 @@ void machine::write_to(std::FILE* stream, const instruction& ins) {
   }
   const bool ok = std::ferror(stream) == 0;
   drop(1);
-  push_status(ok, ok ? "" : std::strerror(errno));
+  push_status(ok ? io_outcome::succeeded : io_outcome::failed, ok ? "" : std::strerror(errno));
 }
 
 void machine::read_from(std::FILE* stream, const instruction& ins) {
@@ -60,7 +61,7 @@ void machine::read_from(std::FILE* stream, const instruction& ins) {
   if (!stream) message = "illegal VCODE file descriptor for FREAD";
   if (v) push(std::move(*v));
   else push(empty_of(ins.ty));
-  push_status(v.has_value(), message);
+  push_status(v.has_value() ? io_outcome::succeeded : io_outcome::failed, message);
 }
 
 value machine::empty_of(type t) {

@@ -76,7 +76,7 @@ struct lazy_vector {
 
 // The replication a value is, or nullptr.
 inline const replicated* replication_of(const value& v) noexcept {
-  return v.lazy ? std::get_if<replicated>(&v.lazy->form) : nullptr;
+  return v.lazy() != nullptr ? std::get_if<replicated>(&v.lazy()->form) : nullptr;
 }
 
 // The segment of `s` that holds element j (0 <= j < s.elements()): the last
@@ -101,14 +101,15 @@ inline std::int64_t segment_of(const replicated& r, std::int64_t j) {
 // Element j of a plain vector, a splat or a replication of T's. O(log n).
 template <class T>
 T element_at(const value& v, std::int64_t j) {
-  const auto& a = std::get<array<T>>(v.v);
-  if (v.splat >= 0) {
-    if constexpr (std::is_same_v<T, std::int32_t>) return wrap(bits(a[0]) + static_cast<std::uint32_t>(j) * bits(v.step));
+  const auto& a = v.as<array<T>>();
+  if (v.is_splat()) {
+    if constexpr (std::is_same_v<T, std::int32_t>)
+      return wrap(bits(a[0]) + static_cast<std::uint32_t>(j) * bits(v.splat_step()));
     return a[0];
   }
   if (const replicated* r = replication_of(v)) {
     const std::int64_t t = segment_of(*r, j);
-    return std::get<array<T>>(r->physical->v)[r->start_of(t) + (j - r->vstarts[t])];
+    return r->physical->as<array<T>>()[r->start_of(t) + (j - r->vstarts[t])];
   }
   return a[j];
 }
@@ -119,16 +120,16 @@ T element_at(const value& v, std::int64_t j) {
 template <class T>
 void write_range(const value& v, std::int64_t lo, std::int64_t hi, T* out) {
   if (lo >= hi) return;
-  if (v.splat >= 0 || !v.lazy) {
-    if (v.splat < 0) {
-      const T* d = std::get<array<T>>(v.v).data();
+  if (v.lazy() == nullptr) {
+    if (v.is_stored()) {
+      const T* d = v.as<array<T>>().data();
       std::copy(d + lo, d + hi, out);
       return;
     }
     for (std::int64_t j = lo; j < hi; ++j) out[j - lo] = element_at<T>(v, j);
     return;
   }
-  const auto& form = v.lazy->form;
+  const auto& form = v.lazy()->form;
   if (const auto* e = std::get_if<expanded>(&form)) {
     std::int64_t i = segment_of(e->shape, lo);
     for (std::int64_t j = lo; j < hi; ++i) {
@@ -150,7 +151,7 @@ void write_range(const value& v, std::int64_t lo, std::int64_t hi, T* out) {
     }
   } else {
     const auto& r = std::get<replicated>(form);
-    const T* d = std::get<array<T>>(r.physical->v).data();
+    const T* d = r.physical->as<array<T>>().data();
     std::int64_t t = segment_of(r, lo);
     for (std::int64_t j = lo; j < hi; ++t) {
       const std::int64_t vstart = r.vstarts[t];

@@ -82,6 +82,9 @@ constexpr bool reaches_outside(opcode op) {
          op == opcode::fread_char || op == opcode::fwrite;
 }
 
+// Whether an I/O op succeeded (the BOOL it leaves on top).
+enum class io_outcome : std::uint8_t { failed, succeeded };
+
 // FPERMUTE leaves the positions no flag writes 0; DFPERMUTE takes them from
 // its defaults argument.
 enum class unset_positions : std::uint8_t { zero, from_defaults };
@@ -114,42 +117,39 @@ class machine {
   const value& at(std::size_t depth) const { return *stack_[stack_.size() - 1 - depth]; }
 
   // Argument `argno` (1-based, deepest first) of an op with `argc` arguments,
-  // checked to be of kind k; a splat is materialised (see value::splat), so
-  // every op but the element-wise ones sees plain vectors.
-  const value& arg(std::size_t argc, std::size_t argno, value::kind k) const {
+  // checked to be of kind k; a splat or lazy entry is materialised first
+  // (the entry is replaced, see materialize), so every op but the ones that
+  // know those forms sees a stored vector. Not const: it may rewrite the entry.
+  const value& arg(std::size_t argc, std::size_t argno, value::kind k) {
     need(argc);
     slot& entry = stack_[stack_.size() - 1 - (argc - argno)];
     if (entry->which() != k)
       fail("argument " + std::to_string(argno) + " is " + std::string(detail::kind_name(entry->which())) +
            ", expected " + std::string(detail::kind_name(k)));
-    if (entry->splat >= 0 || entry->lazy) materialize(entry);
+    if (!entry->is_stored()) materialize(entry);
     return *entry;
   }
 
   // A splat or lazy entry made into the vector it stands for: a new value
   // (another entry may share the old one), counted at its real size.
-  void materialize(slot& entry) const;
+  void materialize(slot& entry);
 
   // The scalar of a splat argument of kind T, or nullptr when the argument
   // is not a splat of one value (or not of that kind: arg() reports the
   // error).
   template <class T>
   const T* splat_scalar(std::size_t depth) const {
-    const value& v = at(depth);
-    if (v.splat < 0 || v.step != 0) return nullptr;
-    const auto* a = std::get_if<typename vec_of<T>::type>(&v.v);
-    return a == nullptr ? nullptr : a->data();
+    return at(depth).splat_scalar<T>();
   }
 
+  // arg() of a kind, as its vector or descriptor (materialising, so not const).
   template <class T>
-  const typename vec_of<T>::type& vec(std::size_t argc, std::size_t argno) const {
-    return std::get<typename vec_of<T>::type>(arg(argc, argno, vec_of<T>::kind).v);
+  const typename vec_of<T>::type& vec(std::size_t argc, std::size_t argno) {
+    return arg(argc, argno, vec_of<T>::kind).template as<typename vec_of<T>::type>();
   }
-  const int_vec& ints(std::size_t argc, std::size_t argno) const { return vec<std::int32_t>(argc, argno); }
-  const bool_vec& bools(std::size_t argc, std::size_t argno) const { return vec<bool>(argc, argno); }
-  const segd& segdes(std::size_t argc, std::size_t argno) const {
-    return std::get<segd>(arg(argc, argno, value::segdes).v);
-  }
+  const int_vec& ints(std::size_t argc, std::size_t argno) { return vec<std::int32_t>(argc, argno); }
+  const bool_vec& bools(std::size_t argc, std::size_t argno) { return vec<bool>(argc, argno); }
+  const segd& segdes(std::size_t argc, std::size_t argno) { return arg(argc, argno, value::segdes).as<segd>(); }
 
   // An element-wise op's later argument must be at least as long as its
   // first: the result has the first argument's length, as in NESL's CVL
@@ -217,24 +217,12 @@ class machine {
     return value{std::move(v)};
   }
 
-  // A splat of n copies of x.
-  template <class U>
-  static value make_splat(U x, std::int64_t n) {
-    value v{array<U>{x}};
-    v.splat = n;
-    return v;
-  }
-
-  // The storage of a stack entry when a result of n U's may overwrite it:
-  // no other entry shares the value, and its vector is the only owner of a
-  // buffer (array::writable_if_unique), so nothing else can see the write.
-  // Otherwise an empty span.
+  // The storage of a stack entry when a result of n U's may overwrite it
+  // (value::write_in_place: no other entry shares it, its buffer has no
+  // other owner; its cached facts are dropped). Otherwise an empty span.
   template <class U>
   static std::span<U> reusable(const slot& entry, std::int64_t n) {
-    value& v = *entry;
-    auto* a = std::get_if<array<U>>(&v.v);
-    if (entry->use_count() != 1 || a == nullptr || v.splat >= 0 || v.lazy || a->size() != n) return {};
-    return a->writable_if_unique();
+    return entry->template write_in_place<U>(n);
   }
 
   // --- Control and stack moves (interpreter.cpp). ---
@@ -287,7 +275,8 @@ class machine {
 
   template <class T>
   void permute();
-  bool permute_positions();
+  // PERMUTE of an INDEX sequence over one segment: its scaled inverse permutation.
+  bool permute_sequence();
   template <class T>
   void dpermute();
   template <class T>
@@ -319,6 +308,8 @@ class machine {
   // EXTRACT and BPERMUTE from a replication: read from the physical copy.
   template <class T> bool extract_replicated();
   template <class T> bool bpermute_replicated();
+  // PERMUTE of a replication's virtual segments, moved whole (NESL's SEGPERMUTE): their vsegids reordered.
+  template <class T> bool permute_replicated_segments();
   // A reduction over virtual segments: each physical segment once, then replicated (DPH's fold_vs).
   template <class T, class M> bool reduce_replicated(const M& m);
   // An element-wise op with a lazy argument, read block by block.
@@ -331,11 +322,11 @@ class machine {
   // --- I/O helpers (io_ops.cpp). ---
 
   // The error string and success flag every I/O op leaves on top.
-  void push_status(bool ok, const std::string& message);
+  void push_status(io_outcome outcome, const std::string& message);
   // An INT vector argument read as a string of character codes.
-  std::string string_arg(std::size_t argc, std::size_t argno) const;
+  std::string string_arg(std::size_t argc, std::size_t argno);
   // An argument that must be a one-element INT vector.
-  std::int32_t scalar_int(std::size_t argc, std::size_t argno) const;
+  std::int32_t scalar_int(std::size_t argc, std::size_t argno);
   // WRITE and FWRITE: the top entry printed to stream, then the status.
   void write_to(std::FILE* stream, const instruction& ins);
   // READ and FREAD: a value of ins.ty read from stream (empty on error), then the status.
@@ -359,9 +350,7 @@ class machine {
 
   const program& prog_;
   run_options opt_;
-  // Mutable: arg() replaces a splat entry by its materialised vector (the
-  // value it stands for does not change).
-  mutable std::vector<slot> stack_;
+  std::vector<slot> stack_;
   // The smallest DIST that becomes a splat. Element-wise ops use a splat as
   // a scalar, so even a short one saves writing and reading its elements:
   // radix's 4,000 DISTs of 1000 INTs and the adds that read them, 2.9 -> 1.3
@@ -387,7 +376,7 @@ class machine {
   std::vector<stack_shuffle> shuffles_;
   std::vector<slot> scratch_;
   // Words held by the stack's entries (an entry shared by two is counted twice).
-  mutable std::int64_t words_ = 0;
+  std::int64_t words_ = 0;
   detail::file_table files_;
   detail::lcg48 rng_;
   std::chrono::steady_clock::time_point timer_ = std::chrono::steady_clock::now();

@@ -30,9 +30,9 @@ namespace vseg::vcode::detail {
 
 template <class T>
 void machine::permute() {  // data index segd
-  if (permute_to_replication<T>()) return;
+  if (permute_to_replication<T>() || permute_replicated_segments<T>()) return;
   if constexpr (std::is_same_v<T, std::int32_t>) {
-    if (permute_positions()) return;
+    if (permute_sequence()) return;
   }
   const auto& data = vec<T>(3, 1);
   const int_vec& index = ints(3, 2);
@@ -43,49 +43,48 @@ void machine::permute() {  // data index segd
   // once checked, it is known (for every entry sharing the value).
   value& index_value = *stack_[stack_.size() - 2];
   const bool one = s.segments() == 1;
-  if (one && index_value.permutation) return finish(3, wrap_value(vseg::permute_unchecked(data, index)));
+  if (one && index_value.known_permutation()) return finish(3, wrap_value(vseg::permute_unchecked(data, index)));
   auto result = vseg::permute_s(s, data, index);
-  if (one) index_value.permutation = true;
+  if (one) index_value.mark_permutation();
   finish(3, wrap_value(std::move(result)));
 }
 
-// PERMUTE of INDEX's positions x, x + step, ... over one segment: the
-// inverse permutation of the index, scaled, without writing or reading the
-// positions. False (nothing done) for any other data.
-bool machine::permute_positions() {
+// The permute group's law for sequences: PERMUTE of the sequence x, x + s,
+// x + 2s, ... (an INDEX kept as a splat) by a permutation p over one
+// segment is x + s * inverse(p) (position p[i] receives x + s i, and
+// inverse(p)[p[i]] = i). So it is one inverse permutation, scaled, without
+// writing or reading the sequence; the inverse of a known inverse is the
+// permutation it inverted, shared (value::cached_inverse). NESL's code
+// makes this whenever it permutes positions (radix: the rank, and then its
+// inverse). False (nothing done) for any other data.
+bool machine::permute_sequence() {
   need(3);
   const value& data = at(2);
-  if (data.splat < 0 || data.step == 0 || data.which() != value::int_) return false;
+  if (!data.is_splat() || data.splat_step() == 0 || data.which() != value::int_) return false;
   const int_vec& index = ints(3, 2);
   const segd& s = segdes(3, 3);
   if (s.segments() != 1) return false;
   same_length(data.length(), index.size(), "the data", "the indices");
   covers(s, index.size(), "the data");
-  const std::int32_t first = std::get<int_vec>(data.v)[0];
-  const std::int32_t step = data.step;
+  const std::int32_t first = data.as<int_vec>()[0];
+  const std::int32_t step = data.splat_step();
   value& index_value = *stack_[stack_.size() - 2];
-  // An index that is itself an inverse permutation keeps the permutation
-  // it inverted (value::inverse): that is its inverse, shared, not
-  // recomputed.
-  int_vec inverse = index_value.inverse.size() == index.size() ? index_value.inverse
-                    : index_value.permutation                  ? vseg::inverse_permutation_unchecked(index)
-                                                               : vseg::inverse_permutation(index);
-  index_value.permutation = true;
-  const bool plain = first == 0 && step == 1;
-  if (!plain) {
-    // Position i holds first + inverse[i] * step, wrapping: in place when
-    // the inverse is this op's own buffer.
-    const auto f = [first, step](std::int32_t q) { return wrap(bits(first) + bits(q) * bits(step)); };
-    if (const auto out = inverse.writable_if_unique(); out.data() != nullptr) vseg::map_into(f, inverse, out);
-    else inverse = vseg::map(f, inverse);
+  const int_vec* known = index_value.cached_inverse();
+  int_vec inverse = known != nullptr                   ? *known
+                    : index_value.known_permutation() ? vseg::inverse_permutation_unchecked(index)
+                                                      : vseg::inverse_permutation(index);
+  index_value.mark_permutation();
+  if (first == 0 && step == 1) {
+    value result{std::move(inverse)};
+    if (result.length() > 0) result.remember_inverse(index);
+    return finish(3, std::move(result)), true;
   }
-  value result{std::move(inverse)};
-  if (plain) {
-    result.permutation = true;  // the inverse of a permutation is one
-    result.inverse = index;
-  }
-  finish(3, std::move(result));
-  return true;
+  // Position i holds first + inverse[i] * step, wrapping: in place when the
+  // inverse is this op's own buffer (not a shared cached one).
+  const auto f = [first, step](std::int32_t q) { return wrap(bits(first) + bits(q) * bits(step)); };
+  if (const auto out = inverse.writable_if_unique(); out.data() != nullptr) vseg::map_into(f, inverse, out);
+  else inverse = vseg::map(f, inverse);
+  return finish(3, value{std::move(inverse)}), true;
 }
 
 template <class T>
@@ -192,7 +191,6 @@ void machine::replace() {  // data index values segd
     // The only reference: write in place (vseg's replace_s_into), as
     // NESL's vinterp does, so a loop of REPLACEs is O(1) per step, not O(n).
     write(storage);
-    target->written_in_place();
     return finish(4, slot(target));
   }
   // Shared: copy once into a new buffer, then replace; the copy is the
@@ -211,7 +209,7 @@ void machine::dist() {  // values segd
   same_length(s.segments(), values.size(), "the descriptor's segments", "the values");
   // One value over one big segment: a splat, written only if some
   // operation other than an element-wise one reads it.
-  if (s.segments() == 1 && s.elements() >= dist_splat_min) return finish(2, make_splat<T>(values[0], s.elements()));
+  if (s.segments() == 1 && s.elements() >= dist_splat_min) return finish(2, value::splat<T>(values[0], s.elements()));
   room_for<T>(2, s.elements());
   finish(2, wrap_value(vseg::replicate_s(s, values)));
 }

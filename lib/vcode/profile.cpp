@@ -46,7 +46,7 @@ std::string machine::shape_key(const instruction& ins) const {
   for (std::size_t d = std::min<std::size_t>(3, stack_.size()); d-- > 0;) {
     const value& v = at(d);
     char shape[64];
-    if (const auto* s = std::get_if<segd>(&v.v))
+    if (const auto* s = v.get_if<segd>())
       std::snprintf(shape, sizeof shape, "[%lld:%lld]", static_cast<long long>(s->segments()),
                     static_cast<long long>(s->elements()));
     else

@@ -1,7 +1,8 @@
 // Replication on virtual segments (lazy.hpp): DIST and INDEX kept lazy, the
 // PERMUTE that turns them into copies of a vector recognised and held as
 // virtual segments over one physical copy, and the operations that read such
-// a value from that copy: EXTRACT, BPERMUTE and DIST. The reductions and the
+// a value from that copy: EXTRACT, BPERMUTE and DIST, and the PERMUTE that
+// moves its segments whole (SEGPERMUTE). The reductions and the
 // element-wise ops with a lazy argument are in execute.cpp (they are
 // templates over the operation). Instantiated at the end for INT, BOOL and
 // FLOAT.
@@ -29,14 +30,7 @@ namespace {
 
 // A lazy value of kind k standing for `length` elements.
 value make_lazy(value::kind k, std::int64_t length, std::int64_t words, lazy_vector::form_type form) {
-  value v;
-  switch (k) {
-    case value::int_: v.v = int_vec{}; break;
-    case value::bool_: v.v = bool_vec{}; break;
-    default: v.v = float_vec{}; break;
-  }
-  v.lazy = std::make_shared<const lazy_vector>(lazy_vector{length, words, std::move(form)});
-  return v;
+  return value::lazy_of(k, std::make_shared<const lazy_vector>(lazy_vector{length, words, std::move(form)}));
 }
 
 // The words a descriptor of n segments takes (lengths and starts).
@@ -83,9 +77,9 @@ template <class T>
 bool machine::dist_lazily() {  // values segd
   need(2);
   const slot& values = stack_[stack_.size() - 2];
-  if (values->which() != vec_of<T>::kind || values->splat >= 0) return false;
+  if (values->which() != vec_of<T>::kind || values->is_splat()) return false;
   const bool replication = replication_of(*values) != nullptr;
-  if (values->lazy && !replication) return false;
+  if (values->lazy() != nullptr && !replication) return false;
   const segd& s = segdes(2, 2);
   same_length(s.segments(), values->length(), "the descriptor's segments", "the values");
   // Worth it when each value is written many times (the replicating DISTs
@@ -118,12 +112,12 @@ bool machine::permute_to_replication() {  // data index segd
   need(3);
   const value& data = at(2);
   const value& index = at(1);
-  if (!data.lazy || !index.lazy || data.which() != vec_of<T>::kind || at(0).which() != value::segdes) return false;
-  const auto* e = std::get_if<expanded>(&data.lazy->form);
-  const auto* a = std::get_if<affine>(&index.lazy->form);
+  if (data.lazy() == nullptr || index.lazy() == nullptr || data.which() != vec_of<T>::kind || at(0).which() != value::segdes) return false;
+  const auto* e = std::get_if<expanded>(&data.lazy()->form);
+  const auto* a = std::get_if<affine>(&index.lazy()->form);
   if (e == nullptr || a == nullptr || !same_lengths(e->shape, a->shape)) return false;
   const segd& s = e->shape;
-  const segd& s2 = std::get<segd>(at(0).v);
+  const segd& s2 = at(0).as<segd>();
   if (s2.elements() != s.elements()) return false;
   const std::int64_t m = s.segments();
   std::vector<std::int64_t> group_start, group_size, copies;
@@ -181,6 +175,54 @@ bool machine::permute_to_replication() {  // data index segd
   return finish(3, make_lazy(vec_of<T>::kind, s.elements(), words, std::move(r))), true;
 }
 
+// NESL permutes whole segments of a nested value (SEGPERMUTE: dist of a
+// nested vector reorders its copies this way) with one flat PERMUTE: the
+// index is an INDEX over the segments, start o_t and stride 1 for segment
+// t, and the o_t place the segments end to end. On a replication whose
+// virtual segments are those segments, that moves no element: the result
+// is the same physical copy with the vsegids in the order of the o_t.
+// O(V) for V virtual segments; anything else is left to PERMUTE.
+template <class T>
+bool machine::permute_replicated_segments() {  // data index segd
+  need(3);
+  const value& data = at(2);
+  const replicated* r = replication_of(data);
+  if (r == nullptr || data.which() != vec_of<T>::kind || at(1).lazy() == nullptr || at(0).which() != value::segdes)
+    return false;
+  const auto* a = std::get_if<affine>(&at(1).lazy()->form);
+  const segd& s = at(0).as<segd>();
+  const std::int64_t n = data.length();
+  if (a == nullptr || s.segments() != 1 || s.elements() != n || !same_layout(a->shape, *r)) return false;
+  const std::int64_t v = r->virtual_segments();
+  for (std::int64_t t = 0; t < v; ++t)
+    if (a->strides[t] != 1) return false;
+  // The segments must all have one length L > 0 (BFS: k neighbours each)
+  // and their new starts must tile [0, n): segment t goes to slot start / L,
+  // in O(V); a start off the grid or a slot taken twice is not a tiling.
+  // Other lengths are left to PERMUTE (not met in NESL's code studied).
+  const std::int64_t len0 = v > 0 ? r->length_of(0) : 0;
+  if (len0 <= 0 || len0 * v != n ||
+      !std::all_of(r->vsegids.begin(), r->vsegids.end(), [&](std::int64_t p) { return r->plens[p] == len0; }))
+    return false;
+  std::vector<std::int64_t> order(static_cast<std::size_t>(v), -1);
+  for (std::int64_t t = 0; t < v; ++t) {
+    const std::int64_t st = a->starts[t];
+    if (st < 0 || st >= n || st % len0 != 0 || order[static_cast<std::size_t>(st / len0)] >= 0) return false;
+    order[static_cast<std::size_t>(st / len0)] = t;
+  }
+  std::int64_t pos = 0;
+  std::vector<std::int64_t> vsegids(static_cast<std::size_t>(v)), vstarts(static_cast<std::size_t>(v));
+  for (std::int64_t u = 0; u < v; ++u) {
+    const std::int64_t t = order[static_cast<std::size_t>(u)];
+    vsegids[static_cast<std::size_t>(u)] = r->vsegids[t];
+    vstarts[static_cast<std::size_t>(u)] = pos;
+    pos += len0;
+  }
+  replicated out{r->physical, r->pstarts, r->plens, to_array(std::move(vsegids)), to_array(std::move(vstarts))};
+  const std::int64_t words = out.physical->words() + segd_words(out.physical_segments()) + 2 * v;
+  return finish(3, make_lazy(vec_of<T>::kind, n, words, std::move(out))), true;
+}
+
 template <class T>
 bool machine::extract_replicated() {  // data index segd
   need(3);
@@ -191,7 +233,7 @@ bool machine::extract_replicated() {  // data index segd
   const std::int32_t* k = splat_scalar<std::int32_t>(1);
   const int_vec* index = k != nullptr ? nullptr : &ints(3, 2);
   same_length(s.segments(), at(1).length(), "the descriptor's segments", "the indices");
-  const T* phys = std::get<array<T>>(r->physical->v).data();
+  const T* phys = r->physical->as<array<T>>().data();
   const std::int64_t n = s.segments();
   auto out = buffer<T>::for_overwrite(n);
   T* o = out.data();
@@ -218,15 +260,38 @@ bool machine::bpermute_replicated() {  // data index src_segd dst_segd
   const replicated* r = replication_of(at(3));
   if (r == nullptr || at(3).which() != vec_of<T>::kind) return false;
   const segd& src = segdes(4, 3);
-  if (!same_layout(src, *r)) return false;
   const int_vec& index = ints(4, 2);
   const segd& dst = segdes(4, 4);
+  const bool by_virtual_segment = same_layout(src, *r);
+  // Segments other than the virtual ones (NESL's flatten of the copies of
+  // a nested vector reads each copy whole): each element is found in the
+  // replication by a binary search, O(log V), when the gather reads a small
+  // part of it; a large one materialises it (plain BPERMUTE).
+  if (!by_virtual_segment && (src.elements() != at(3).length() || index.size() > at(3).length() / 4)) return false;
   covers(dst, index.size(), "the indices");
   same_length(src.segments(), dst.segments(), "the source descriptor", "the destination descriptor");
-  const T* phys = std::get<array<T>>(r->physical->v).data();
+  const T* phys = r->physical->as<array<T>>().data();
   auto out = buffer<T>::for_overwrite(index.size());
   T* o = out.data();
   std::int64_t bad = -1;
+  if (!by_virtual_segment) {
+    const value& data = at(3);
+    vseg::detail::parallel_for(dst.segments(), lazy_segment_grain, [&](std::int64_t lo, std::int64_t hi) {
+      for (std::int64_t t = lo; t < hi; ++t) {
+        const std::int64_t len = src.length(t);
+        for (std::int64_t j = dst.start(t), end = j + dst.length(t); j < end; ++j) {
+          const std::int64_t i = index[j];
+          if (i < 0 || i >= len) {
+            std::atomic_ref<std::int64_t>(bad).store(j, std::memory_order_relaxed);
+            return;
+          }
+          o[j] = element_at<T>(data, src.start(t) + i);
+        }
+      }
+    });
+    if (bad >= 0) fail("index " + std::to_string(index[bad]) + " at position " + std::to_string(bad) + " outside its segment");
+    return finish(4, wrap_value(std::move(out).freeze())), true;
+  }
   vseg::detail::parallel_for(dst.segments(), lazy_segment_grain, [&](std::int64_t lo, std::int64_t hi) {
     for (std::int64_t t = lo; t < hi; ++t) {
       const T* from = phys + r->start_of(t);
@@ -254,6 +319,9 @@ template bool machine::dist_lazily<double>();
 template bool machine::permute_to_replication<std::int32_t>();
 template bool machine::permute_to_replication<bool>();
 template bool machine::permute_to_replication<double>();
+template bool machine::permute_replicated_segments<std::int32_t>();
+template bool machine::permute_replicated_segments<bool>();
+template bool machine::permute_replicated_segments<double>();
 template bool machine::extract_replicated<std::int32_t>();
 template bool machine::extract_replicated<bool>();
 template bool machine::extract_replicated<double>();

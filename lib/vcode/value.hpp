@@ -1,29 +1,41 @@
 // The values on the VCODE stack: an INT, BOOL or FLOAT vector, a segment
 // descriptor, or a pair of values. All are O(1) to copy (shared buffers), so
 // COPY and CPOP never touch elements.
+//
+// A value has one of three representations: stored (its elements in an
+// array), a splat (one element standing for many) or lazy (lazy.hpp: the
+// arguments that make it). Beside them it may keep cached facts about its
+// elements (the lengths/descriptor pair, a known permutation, a known
+// inverse). The fields are private: the representation is set only by the
+// named constructors, and a write in place goes through write_in_place(),
+// which drops every cached fact before it hands out the elements, so no
+// caller can leave a stale one (tests/vcode/test_vcode_value.cpp).
 #pragma once
 
+#include <concepts>
 #include <cstdint>
 #include <memory>
+#include <span>
+#include <stdexcept>
+#include <string>
 #include <string_view>
 #include <type_traits>
 #include <utility>
-#include <concepts>
 #include <variant>
 
 #include <boost/smart_ptr/intrusive_ref_counter.hpp>
 
 #include "vseg/array.hpp"
+#include "vseg/flat/map.hpp"
+#include "vseg/flat/tabulate.hpp"
 #include "vseg/segd.hpp"
 
 namespace vseg::vcode::detail {
 
-struct value;
-
 // A vector kept as the arguments that make it (lazy.hpp): a DIST, an INDEX,
 // or a replication held as virtual segments over one physical copy.
 struct lazy_vector;
-// Its length and the words it holds (lazy.cpp).
+// Its length and the words it holds (replication.cpp). O(1).
 std::int64_t lazy_length(const lazy_vector& l) noexcept;
 std::int64_t lazy_words(const lazy_vector& l) noexcept;
 
@@ -40,66 +52,165 @@ using pair_ptr = std::shared_ptr<const pair_value>;
 // are made, shared and dropped only by the interpreter's own thread (the
 // vectors inside them are shared with worker threads through the arrays'
 // own counts).
-struct value : boost::intrusive_ref_counter<value, boost::thread_unsafe_counter> {
-  std::variant<int_vec, bool_vec, float_vec, segd, pair_ptr> v;
-  // Two caches between a descriptor and its lengths as VCODE INTs, both
-  // sound because arrays never change: a descriptor made by MAKE_SEGDES
-  // keeps the INT vector it was made from (`lengths`), so LENGTHS is O(1);
-  // an INT vector made by LENGTHS keeps the descriptor (`descriptor`), so
-  // MAKE_SEGDES of it is O(1). NESL's code turns a descriptor into lengths
-  // and back at every level of a recursion (batcher: 5,000 times over 2^18
-  // segments).
-  int_vec lengths;
-  std::shared_ptr<const segd> descriptor;
-  // A splat: when >= 0, the vector holds one element x and the value is
-  // `splat` elements x, x + step, x + 2 step, ... (INT arithmetic wraps).
-  // DIST of a scalar over a big vector makes one with step 0 (black-scholes:
-  // 59 constants over 10M elements), and element-wise ops use the scalar;
-  // INDEX over one big segment makes one with its stride (radix: the
-  // positions 0..n-1, which PERMUTE turns into an inverse permutation
-  // without reading them). Any other reader materialises the vector first
-  // (machine::arg). Never set on a pair's parts.
-  std::int64_t splat = -1;
-  std::int32_t step = 0;
-  // An INT vector known to be a permutation of [0, its length): a PERMUTE
-  // over one segment checked it as its index, or it is an inverse
-  // permutation. A later PERMUTE by it skips the check (radix permutes its
-  // data and its positions by one rank, and then by the inverse). Sound
-  // because a value changes only when written in place (written_in_place).
-  bool permutation = false;
-  // For an inverse permutation (a PERMUTE of the positions 0, 1, ..., made
-  // by machine::permute_positions): the permutation it inverted, which is
-  // its own inverse. Inverting it again (radix: the rank, inverted twice)
-  // shares this array instead of scattering 1M elements into a new one.
-  // Keeps that array alive as long as this value lives, uncounted by -m,
-  // like `lengths` above.
-  int_vec inverse;
-  // A lazy vector (lazy.hpp): when set, `v` holds an empty vector of the
-  // value's kind and this stands for its elements. Only the operations that
-  // know a form read it (replication.cpp); any other reader materialises it
-  // first (machine::arg), as for a splat. Never set together with `splat`.
-  std::shared_ptr<const lazy_vector> lazy;
-
-  // The contents were overwritten: the caches above no longer hold.
-  void written_in_place() noexcept {
-    descriptor.reset();
-    permutation = false;
-    inverse = int_vec{};
-  }
+class value : public boost::intrusive_ref_counter<value, boost::thread_unsafe_counter> {
+ public:
+  using contents_type = std::variant<int_vec, bool_vec, float_vec, segd, pair_ptr>;
+  enum kind : std::uint8_t { int_, bool_, float_, segdes, pair };
 
   value() = default;
-  // A value holding x (a vector, a descriptor or a pair).
+  // A stored value holding x (a vector, a descriptor or a pair). O(1).
   template <class X>
-    requires std::constructible_from<std::variant<int_vec, bool_vec, float_vec, segd, pair_ptr>, X&&>
-  value(X&& x) : v(std::forward<X>(x)) {}  // NOLINT: implicit on purpose
+    requires std::constructible_from<contents_type, X&&>
+  value(X&& x) : v_(std::forward<X>(x)) {}  // NOLINT: implicit on purpose
 
-  enum kind : std::uint8_t { int_, bool_, float_, segdes, pair };
-  kind which() const noexcept { return static_cast<kind>(v.index()); }
+  // A splat of n copies of x: one stored element. DIST of a scalar over a
+  // big vector makes one (black-scholes: 59 constants over 10M elements);
+  // element-wise ops use the scalar, any other reader materialises it
+  // first (machine::arg). O(1).
+  template <class U>
+  static value splat(U x, std::int64_t n) {
+    value v{array<U>{x}};
+    v.splat_ = n;
+    return v;
+  }
+  // The n INTs first, first + step, first + 2 step, ... (wrapping) as a
+  // splat with a step: INDEX over one big segment (radix's positions). O(1).
+  static value sequence(std::int32_t first, std::int32_t step, std::int64_t n) {
+    value v = splat(first, n);
+    v.step_ = step;
+    return v;
+  }
+  // A lazy vector of kind k (lazy.hpp): the value holds an empty vector of
+  // that kind and `l` stands for its elements. O(1).
+  static value lazy_of(kind k, std::shared_ptr<const lazy_vector> l) {
+    value v;
+    switch (k) {
+      case int_: v.v_ = int_vec{}; break;
+      case bool_: v.v_ = bool_vec{}; break;
+      default: v.v_ = float_vec{}; break;
+    }
+    v.lazy_ = std::move(l);
+    return v;
+  }
 
-  // VCODE's length: elements of a vector, segments of a descriptor.
+  kind which() const noexcept { return static_cast<kind>(v_.index()); }
+  // The vector, descriptor or pair held (for a splat its one element, for a
+  // lazy value an empty vector). O(1).
+  const contents_type& contents() const noexcept { return v_; }
+  template <class X>
+  const X& as() const {
+    return std::get<X>(v_);
+  }
+  template <class X>
+  const X* get_if() const noexcept {
+    return std::get_if<X>(&v_);
+  }
+
+  // VCODE's length: elements of a vector, segments of a descriptor. O(1).
   std::int64_t length() const noexcept;
-  // 8-byte words of memory the value holds (for the -m limit).
+  // 8-byte words of memory the value holds (for the -m limit); a cached
+  // fact is not counted. O(1).
   std::int64_t words() const noexcept;
+
+  // --- The representation. ---
+
+  // Whether the value holds its elements as they are (not a splat, not lazy).
+  bool is_stored() const noexcept { return splat_ < 0 && !lazy_; }
+  bool is_splat() const noexcept { return splat_ >= 0; }
+  // A splat's step (0 but for an INDEX's sequence).
+  std::int32_t splat_step() const noexcept { return step_; }
+  // The scalar of a splat of one repeated T (step 0), or nullptr.
+  template <class T>
+  const T* splat_scalar() const noexcept {
+    if (splat_ < 0 || step_ != 0) return nullptr;
+    const auto* a = std::get_if<array<T>>(&v_);
+    return a == nullptr ? nullptr : a->data();
+  }
+  // The lazy form standing for the elements, or nullptr.
+  const lazy_vector* lazy() const noexcept { return lazy_.get(); }
+
+  // --- Cached facts about a stored value's elements. Each is sound because
+  // the elements change only through write_in_place(), which drops them all.
+
+  // A descriptor's lengths as VCODE INTs, when known (MAKE_SEGDES keeps the
+  // vector it was made from, so LENGTHS is O(1); batcher turns a descriptor
+  // into lengths and back 5,000 times over 2^18 segments), or nullptr.
+  const int_vec* cached_lengths() const noexcept {
+    return which() == segdes && lengths_.size() == length() ? &lengths_ : nullptr;
+  }
+  // An INT vector's descriptor, when known (made by LENGTHS), or nullptr.
+  const segd* cached_descriptor() const noexcept { return descriptor_.get(); }
+  // Whether an INT vector is known to be a permutation of [0, its length):
+  // a PERMUTE over one segment checked it as its index, or it is an inverse
+  // permutation. A later PERMUTE by it skips the check.
+  bool known_permutation() const noexcept { return permutation_; }
+  // For an inverse permutation: the permutation it inverted (its own
+  // inverse; radix inverts its rank twice), or nullptr. Keeps that array
+  // alive, uncounted by -m.
+  const int_vec* cached_inverse() const noexcept { return inverse_.size() > 0 ? &inverse_ : nullptr; }
+
+  // Records a fact; each throws std::logic_error (an interpreter bug) when
+  // the fact cannot belong to this value (wrong kind, length or
+  // representation). O(1).
+  void remember_lengths(int_vec lengths) {
+    if (!(which() == segdes && lengths.size() == length())) refuse("remember_lengths");
+    lengths_ = std::move(lengths);
+  }
+  void remember_descriptor(segd s) {
+    if (!(stored_ints() && s.segments() == length())) refuse("remember_descriptor");
+    descriptor_ = std::make_shared<const segd>(std::move(s));
+  }
+  void mark_permutation() {
+    if (!stored_ints()) refuse("mark_permutation");
+    permutation_ = true;
+  }
+  void remember_inverse(int_vec inverse) {
+    if (!(stored_ints() && inverse.size() == length() && length() > 0)) refuse("remember_inverse");
+    inverse_ = std::move(inverse);
+    permutation_ = true;  // the inverse of a permutation is one
+  }
+
+  // --- Writing in place: the only way a value's elements change. ---
+
+  // The elements as writable U's, for a result of n U's to overwrite them,
+  // when nothing else can see the write: the value is stored, holds n U's,
+  // is held by exactly one handle (its intrusive count is 1: no other stack
+  // entry or lazy form shares it) and its array is its buffer's only owner
+  // (array::writable_if_unique). Every cached fact is dropped before the
+  // elements are handed out. Otherwise an empty span and nothing changes.
+  template <class U>
+  std::span<U> write_in_place(std::int64_t n) noexcept {
+    auto* a = std::get_if<array<U>>(&v_);
+    if (use_count() != 1 || a == nullptr || !is_stored() || a->size() != n) return {};
+    const std::span<U> out = a->writable_if_unique();
+    if (out.data() != nullptr) drop_cached_facts();
+    return out;
+  }
+
+ private:
+  bool stored_ints() const noexcept { return which() == int_ && is_stored(); }
+  [[noreturn]] static void refuse(const char* what) {
+    throw std::logic_error(std::string("value::") + what + ": the fact does not fit the value");
+  }
+  void drop_cached_facts() noexcept {
+    lengths_ = int_vec{};
+    descriptor_.reset();
+    permutation_ = false;
+    inverse_ = int_vec{};
+  }
+
+  contents_type v_;
+  // Splat: when >= 0, v_ holds one element x and the value is splat_
+  // elements x, x + step_, ... (INT wraps). Never set on a pair's parts.
+  std::int64_t splat_ = -1;
+  std::int32_t step_ = 0;
+  bool permutation_ = false;
+  // Lazy: when set, v_ holds an empty vector of the value's kind. Never set
+  // together with a splat.
+  std::shared_ptr<const lazy_vector> lazy_;
+  int_vec lengths_;
+  std::shared_ptr<const segd> descriptor_;
+  int_vec inverse_;
 };
 
 struct pair_value {
@@ -108,13 +219,13 @@ struct pair_value {
 };
 
 inline std::int64_t value::length() const noexcept {
-  if (splat >= 0) return splat;
-  if (lazy) return lazy_length(*lazy);
+  if (splat_ >= 0) return splat_;
+  if (lazy_) return lazy_length(*lazy_);
   switch (which()) {
-    case int_: return std::get<int_vec>(v).size();
-    case bool_: return std::get<bool_vec>(v).size();
-    case float_: return std::get<float_vec>(v).size();
-    case segdes: return std::get<segd>(v).segments();
+    case int_: return std::get<int_vec>(v_).size();
+    case bool_: return std::get<bool_vec>(v_).size();
+    case float_: return std::get<float_vec>(v_).size();
+    case segdes: return std::get<segd>(v_).segments();
     case pair: break;
   }
   return 1;
@@ -129,18 +240,34 @@ constexpr std::int64_t words_for(std::int64_t n) noexcept {
 }
 
 inline std::int64_t value::words() const noexcept {
-  if (lazy) return lazy_words(*lazy);
+  if (lazy_) return lazy_words(*lazy_);
   switch (which()) {
-    case int_: return words_for<std::int32_t>(std::get<int_vec>(v).size());
-    case bool_: return words_for<bool>(std::get<bool_vec>(v).size());
-    case float_: return words_for<double>(std::get<float_vec>(v).size());
-    case segdes: return 2 * std::get<segd>(v).segments();
+    case int_: return words_for<std::int32_t>(std::get<int_vec>(v_).size());
+    case bool_: return words_for<bool>(std::get<bool_vec>(v_).size());
+    case float_: return words_for<double>(std::get<float_vec>(v_).size());
+    case segdes: return 2 * std::get<segd>(v_).segments();
     case pair: {
-      const auto& p = *std::get<pair_ptr>(v);
+      const auto& p = *std::get<pair_ptr>(v_);
       return p.first.words() + p.second.words();
     }
   }
   return 0;
+}
+
+// MAKE_SEGDES: the descriptor of a stored INT vector of lengths, its cached
+// one when it has one (O(1)), else built and checked (O(n)).
+inline segd descriptor_of(const value& lengths) {
+  if (const segd* s = lengths.cached_descriptor()) return *s;
+  return segd::from_int32_lengths(lengths.as<int_vec>());
+}
+
+// LENGTHS: a descriptor's lengths as INTs, its cached ones when it has them
+// (O(1)), else made (O(segments); O(1) work per segment for a uniform one).
+inline int_vec lengths_of(const value& descriptor) {
+  if (const int_vec* l = descriptor.cached_lengths()) return *l;
+  const segd& s = descriptor.as<segd>();
+  if (s.uniform_length() >= 0) return vseg::fill(s.segments(), static_cast<std::int32_t>(s.uniform_length()));
+  return vseg::map([](std::int64_t l) { return static_cast<std::int32_t>(l); }, s.lengths());
 }
 
 // The name of a value's kind as VCODE spells its type words.
