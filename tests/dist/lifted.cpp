@@ -5,10 +5,14 @@
 // through the PMPI layer (pmpi_count.cpp).
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <functional>
 #include <random>
+#include <span>
 #include <sstream>
+#include <stdexcept>
+#include <vector>
 
 #include "helpers.hpp"
 #include "pmpi_count.hpp"
@@ -281,7 +285,7 @@ TEST_CASE("index_l(replicate(n, x), is): x replicated sends nothing; x sharded u
     CHECK(std::vector<double>(second.begin(), second.end()) == expected);
     CHECK(std::vector<double>(first.begin(), first.end()) == expected);
     if (x->spec() == sharding::replicated()) CHECK(t.calls == 0);
-    else CHECK((t.calls == 2 && t.by_function["MPI_Alltoallv"].first == 1));
+    else CHECK((t.calls == 1 && t.by_function["MPI_Alltoallv"].first == 1));  // the plan's, no agreement
   }
   // An index outside x: the same out_of_range on every rank.
   variable<std::int64_t> bad{{1}, {rank() == nranks() - 1 ? n : 0}};
@@ -310,4 +314,32 @@ TEST_CASE("pack keeps the flagged segments, rebalanced on request") {
   if (kept.pieces().size() > 0) CHECK(kept.pieces()[0].data() == xs.pieces()[first_kept].data());
   CHECK_THROWS_AS((void)pack(xs, vseg::array<bool>(std::vector<bool>(rank() == 0 ? 1 : keep.size(), true))),
                   std::invalid_argument);
+}
+
+TEST_CASE("take_agreed: the checked take once per item size, then no agreement message; same items as take") {
+  const auto d = distribution::uniform(40, MPI_COMM_WORLD);
+  std::vector<std::int64_t> indices;  // every rank asks for items of every rank, in reverse
+  for (std::int64_t i = 39; i >= 0; i -= 3) indices.push_back((i + 7 * rank()) % 40);
+  const global_indexer plan(d, indices, MPI_COMM_WORLD);
+  std::vector<double> data;
+  for (std::int64_t i = d.local_begin(); i < d.local_end(); ++i) data.push_back(0.5 * static_cast<double>(i));
+  const std::vector<double> expected = plan.take(data);
+  std::vector<double> out(indices.size(), -1.0);
+  const global_indexer fresh(d, indices, MPI_COMM_WORLD);
+  reset_traffic();
+  fresh.take_agreed(std::span<const double>(data), std::span<double>(out));  // first: checked
+  CHECK(counted_traffic().by_function["MPI_Allreduce"].first == 1);
+  CHECK(out == expected);
+  std::fill(out.begin(), out.end(), -1.0);
+  reset_traffic();
+  fresh.take_agreed(std::span<const double>(data), std::span<double>(out));
+  auto t = counted_traffic();
+  CHECK(t.by_function["MPI_Allreduce"].first == 0);
+  CHECK(t.calls == 1);  // the exchange alone
+  CHECK(out == expected);
+  // A size the caller should have checked: a local logic_error, no message.
+  std::vector<double> short_out(out.size() + 1);
+  reset_traffic();
+  CHECK_THROWS_AS(fresh.take_agreed(std::span<const double>(data), std::span<double>(short_out)), std::logic_error);
+  CHECK(counted_traffic().calls == 0);
 }

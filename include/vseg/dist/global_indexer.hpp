@@ -111,6 +111,18 @@ class global_indexer {
     return out;
   }
 
+  // Collective: take of one item per request without the agreement's
+  // MPI_Allreduce, for a caller that reuses this plan (the lifted index_l's
+  // gather plan). Nothing can differ between ranks there: the plan is
+  // immutable and was agreed when built, the count is 1, and the caller
+  // checks the sizes against the plan, the same way on every rank (a
+  // mismatch here is a caller bug: std::logic_error on this rank). The first
+  // call per item size is the checked take (one MPI_Allreduce), which also
+  // allocates the buffers later calls reuse, so they allocate nothing and
+  // cannot fail on one rank alone. Cost: as take, minus the MPI_Allreduce.
+  template <mpi_item T>
+  void take_agreed(std::span<const T> dist_data, std::span<T> out) const;
+
   // ---- put ----------------------------------------------------------------
 
   // Collective: writes part_data (size()*count items) at this rank's indices
@@ -265,6 +277,11 @@ class global_indexer {
   }
   void check_count(detail::error_collector& errors, int count) const;
 
+  // Gathers the served items from `from`, exchanges them and writes them to
+  // `to` in request order (through `sorted` unless the order is the
+  // identity); the buffers are taken and the ranks agreed beforehand.
+  template <mpi_item T>
+  void take_exchange(const T* from, T* to, int count, T* served_items, T* sorted) const;
   // One exchange of `count` values per request; `send` and `recv` are in
   // sorted-request order (requester side) or served order (owner side).
   void exchange_fixed(direction dir, const void* send, void* recv, std::int64_t count, MPI_Datatype type) const;
@@ -322,6 +339,9 @@ class global_indexer {
   // reused between calls (so one global_indexer must not be used by two
   // threads at once).
   mutable std::vector<std::max_align_t> scratch_[n_buffers];
+  // The largest item size a checked take of one item per request has
+  // completed with (on every rank together): take_agreed's buffers are held.
+  mutable std::size_t agreed_item_bytes_ = 0;
 };
 
 }  // namespace vseg::dist

@@ -224,7 +224,8 @@ struct gather_plan {
 // array, delayed. x replicated: local, no message. x sharded (any contiguous
 // spec; indices name its global elements): this rank's own x entries are
 // copied, and one take fetches the distinct others named here (the plan, built once per indices array and placement
-// of x, is cached in `is`). Throws std::out_of_range on every rank for an
+// of x, is cached in `is`; after its first product a take sends its
+// MPI_Alltoallv only, no agreement message: see take_agreed). Throws std::out_of_range on every rank for an
 // index outside x, std::invalid_argument if n is not is's segment count.
 template <class T, class I>
 auto index_l(const replicated<T>& r, const nested<I>& is) {
@@ -295,7 +296,12 @@ auto index_l(const replicated<T>& r, const nested<I>& is) {
   // allocator, which reuses freed blocks: no zero fill, no fresh pages.
   auto fetched = buffer<T>::for_overwrite(data.size() + plan->fetch->size());
   std::copy(data.begin(), data.end(), fetched.data());
-  plan->fetch->take(std::span<const T>(data.begin(), data.end()), fetched.span().subspan(data.size()));
+  // No agreement per product: the plan was agreed when built and is
+  // immutable, x's placement (the same object on every rank) matched the
+  // plan's, so x's local size is the plan's on every rank, and the fetched
+  // part has the plan's size by construction. Only the plan's first product
+  // makes the checked take (detail/global_indexer_templates.hpp).
+  plan->fetch->take_agreed(std::span<const T>(data.begin(), data.end()), fetched.span().subspan(data.size()));
   array<T> ghost = std::move(fetched).freeze();
   auto local = vseg::index_l(vseg::replicate(shape.segments(), ghost), vseg::nested<I>::from_segd(shape, plan->slots));
   return expr<decltype(local)>{where, std::move(local)};

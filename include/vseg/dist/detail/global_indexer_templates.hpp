@@ -40,6 +40,52 @@ void global_indexer::exchange_variable(direction dir, std::span<const std::int64
                     comm_);
 }
 
+template <mpi_item T>
+void global_indexer::take_exchange(const T* from, T* to, int count, T* served_items, T* sorted) const {
+  const std::size_t c = group_size(count);
+  // The owner gathers the requested items, in served order. One item per
+  // request is an assignment: a copy_n of runtime length would be a memmove
+  // call per item.
+  const std::size_t n_served = served_.size();
+  const std::int64_t* ids = served_.data();
+  if (c == 1) {
+    for (std::size_t j = 0; j < n_served; ++j) served_items[j] = from[ids[j]];
+  } else {
+    for (std::size_t j = 0; j < n_served; ++j) std::copy_n(from + ids[j] * count, c, served_items + j * c);
+  }
+  if (order_is_identity_) {
+    exchange_fixed(direction::from_owners, served_items, to, count, datatype<T>());
+    return;
+  }
+  exchange_fixed(direction::from_owners, served_items, sorted, count, datatype<T>());
+  const std::int64_t* order = order_.data();
+  const std::size_t n = order_.size();
+  if (c == 1) {
+    for (std::size_t k = 0; k < n; ++k) to[order[k]] = sorted[k];
+  } else {
+    for (std::size_t k = 0; k < n; ++k) std::copy_n(sorted + k * c, c, to + order[k] * count);
+  }
+}
+
+template <mpi_item T>
+void global_indexer::take_agreed(std::span<const T> dist_data, std::span<T> out) const {
+  if (agreed_item_bytes_ < sizeof(T)) {  // the same on every rank: the checked take first
+    take_into(dist_data, out, 1, errors("dist::global_indexer::take_agreed"));
+    return;
+  }
+  if (static_cast<std::int64_t>(dist_data.size()) != dist_.local_size() ||
+      static_cast<std::int64_t>(out.size()) != n_requests_)
+    throw std::logic_error("vseg::dist::global_indexer::take_agreed: dist_data has " +
+                           std::to_string(dist_data.size()) + " items (local_size " +
+                           std::to_string(dist_.local_size()) + ") and out " + std::to_string(out.size()) +
+                           " (size() " + std::to_string(n_requests_) +
+                           "): the caller must check these against the plan on every rank");
+  // Held since the checked take: scratch() finds them large enough and allocates nothing.
+  T* served_items = scratch<T>(send_buf, served_.size());
+  T* sorted = order_is_identity_ ? nullptr : scratch<T>(recv_buf, order_.size());
+  take_exchange(dist_data.data(), out.data(), 1, served_items, sorted);
+}
+
 template <indexer_item T>
 void global_indexer::take_into(std::span<const T> dist_data, std::span<T> out, int count,
                                detail::error_collector errs) const {
@@ -61,30 +107,10 @@ void global_indexer::take_into(std::span<const T> dist_data, std::span<T> out, i
   const std::size_t c = group_size(count);
 
   if constexpr (mpi_item<T>) {
-    // The owner gathers the requested items, in served order. One item per
-    // request is an assignment: a copy_n of runtime length would be a
-    // memmove call per item.
-    const std::size_t n_served = served_.size();
-    const T* from = dist_data.data();
-    const std::int64_t* ids = served_.data();
-    if (c == 1) {
-      for (std::size_t j = 0; j < n_served; ++j) served_items[j] = from[ids[j]];
-    } else {
-      for (std::size_t j = 0; j < n_served; ++j) std::copy_n(from + ids[j] * count, c, served_items + j * c);
-    }
-    if (order_is_identity_) {
-      exchange_fixed(direction::from_owners, served_items, out.data(), count, datatype<T>());
-      return;
-    }
-    exchange_fixed(direction::from_owners, served_items, sorted, count, datatype<T>());
-    T* to = out.data();
-    const std::int64_t* order = order_.data();
-    const std::size_t n = order_.size();
-    if (c == 1) {
-      for (std::size_t k = 0; k < n; ++k) to[order[k]] = sorted[k];
-    } else {
-      for (std::size_t k = 0; k < n; ++k) std::copy_n(sorted + k * c, c, to + order[k] * count);
-    }
+    take_exchange(dist_data.data(), out.data(), count, served_items, sorted);
+    // Every rank gets here together: the buffers of one item of T per
+    // request are held, and take_agreed may skip the agreement from now on.
+    if (c == 1) agreed_item_bytes_ = std::max(agreed_item_bytes_, sizeof(T));
   } else {
     // Generic items travel as one variable-length byte item per request.
     std::vector<std::int64_t> byte_counts(served_.size());
