@@ -124,9 +124,10 @@ TEST_CASE("segmented floating-point sums are bitwise identical on every thread c
 }
 
 TEST_CASE("sum_s over short segments of varied length is the left-to-right loop bit for bit") {
-  // Segments of 0-4 elements take fold_short (no branch on the length);
-  // the last ones sit at the end of the data, where fold_short may not read
-  // ahead and the loop takes them. The values are small integers, signed
+  // Segments of 0-4 elements take sum_short (a double sum: the elements
+  // past the end masked to +0.0) with no branch on the length; the last ones
+  // sit at the end of the data, where it may not read ahead, and the loop
+  // takes them. The values are small integers, signed
   // zeros, +infinity and a NaN: every association of their sum gives the
   // same bits (a segment cut by a merge block is summed in two pieces), and
   // a discarded combine past a segment's end would show.

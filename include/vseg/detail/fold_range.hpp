@@ -19,7 +19,12 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "vseg/monoid.hpp"
 #include "vseg/tuning.hpp"
+
+#if defined(__x86_64__)
+#include <emmintrin.h>
+#endif
 
 namespace vseg::detail {
 
@@ -88,6 +93,29 @@ template <class T, class Monoid>
   return result;
 }
 
+#if defined(__x86_64__)
+// +0.0 + xs[lo] + ... + xs[lo + len - 1], left to right, for len <= 4, with
+// no branch and no select: the 4 elements from lo are loaded, the ones past
+// len masked to +0.0 (a row of a mask table), and all 4 added. Adding +0.0
+// changes no sum that starts from +0.0 (round to nearest gives -0.0 only
+// for (-0.0) + (-0.0), and the running sum is never -0.0), so this is the
+// plain loop's result bit for bit, in a third of fold_short's instructions
+// (its select per element moved each double to an integer register and
+// back). xs[lo, lo + 4) must be readable. O(1).
+[[gnu::always_inline]] inline double sum_short(const double* xs, std::int64_t lo, std::int64_t len) {
+  alignas(16) static constexpr std::uint64_t keep[5][4] = {
+      {0, 0, 0, 0}, {~0ULL, 0, 0, 0}, {~0ULL, ~0ULL, 0, 0}, {~0ULL, ~0ULL, ~0ULL, 0}, {~0ULL, ~0ULL, ~0ULL, ~0ULL}};
+  const auto* mask = reinterpret_cast<const __m128i*>(keep[len]);
+  const __m128d a = _mm_and_pd(_mm_loadu_pd(xs + lo), _mm_castsi128_pd(_mm_load_si128(mask)));
+  const __m128d b = _mm_and_pd(_mm_loadu_pd(xs + lo + 2), _mm_castsi128_pd(_mm_load_si128(mask + 1)));
+  __m128d s = _mm_add_sd(_mm_setzero_pd(), a);
+  s = _mm_add_sd(s, _mm_unpackhi_pd(a, a));
+  s = _mm_add_sd(s, b);
+  s = _mm_add_sd(s, _mm_unpackhi_pd(b, b));
+  return _mm_cvtsd_f64(s);
+}
+#endif
+
 // acc combined with xs[lo, hi), where xs[0, readable) may be read: fold_range,
 // except that for float and double a piece of at most fold_short_max
 // elements goes through fold_short. With lengths that vary from piece to
@@ -101,8 +129,16 @@ template <class T, class Monoid>
 [[gnu::always_inline]] inline T fold_piece(const T* xs, std::int64_t lo, std::int64_t hi, std::int64_t readable, T acc,
                                            const Monoid& m) {
   if constexpr (branch_free_fold<T>) {
-    if (hi - lo <= tuning::fold_short_max && lo + tuning::fold_short_max <= readable)
+    if (hi - lo <= tuning::fold_short_max && lo + tuning::fold_short_max <= readable) {
+#if defined(__x86_64__)
+      // A double sum from +0.0 (sum_s: acc is the identity): sum_short.
+      if constexpr (std::is_same_v<T, double> && std::is_same_v<Monoid, plus<double>>) {
+        static_assert(tuning::fold_short_max == 4, "sum_short adds 4 elements");
+        if (std::bit_cast<std::uint64_t>(acc) == 0) return sum_short(xs, lo, hi - lo);
+      }
+#endif
       return fold_short(xs, lo, hi, acc, m);
+    }
   }
   return fold_range(xs, lo, hi, acc, m);
 }

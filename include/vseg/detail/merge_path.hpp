@@ -21,7 +21,6 @@
 #include <vector>
 
 #include "vseg/detail/parallel.hpp"
-#include "vseg/detail/streaming_store.hpp"
 #include "vseg/tuning.hpp"
 
 namespace vseg::detail {
@@ -133,9 +132,8 @@ void merge_carries(const std::vector<merge_block>& blocks, std::int64_t m, const
 //   m segments; ends(j) their exclusive ends in a logical element space [0, n);
 //   reduce_range(j, lo, hi, acc) returns acc combined (left to right) with
 //   the logical elements [lo, hi), which all lie in segment j;
-//   out[j] receives the fold of segment j (monoid identity when empty),
-//   written with Store (detail/streaming_store.hpp).
-template <class T, class Store = plain_store, class Ends, class ReduceRange, class Monoid>
+//   out[j] receives the fold of segment j (monoid identity when empty).
+template <class T, class Ends, class ReduceRange, class Monoid>
 void fold_segments(std::int64_t m, std::int64_t n, const Ends& ends,
                    const ReduceRange& reduce_range, const Monoid& mon, T* out) {
   if (m == 0) return;
@@ -148,11 +146,10 @@ void fold_segments(std::int64_t m, std::int64_t n, const Ends& ends,
       for_each_piece(blocks[static_cast<std::size_t>(b)], m, ends,
                      [&](std::int64_t j, std::int64_t first, std::int64_t last, bool finishes) {
                        T acc = reduce_range(j, first, last, mon.identity());
-                       if (finishes) Store::put(out + j, acc);
+                       if (finishes) out[j] = acc;
                        else carry[static_cast<std::size_t>(b)] = acc;
                      });
     }
-    Store::fence();
   });
   // A segment that spans blocks gets the carries of the blocks before the
   // one that finishes it.

@@ -10,6 +10,8 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "vseg/tuning.hpp"
+
 #if defined(__x86_64__)
 #include <immintrin.h>
 #endif
@@ -47,5 +49,14 @@ struct streaming_store {
 #endif
   }
 };
+
+// f(streaming_store{}) when the output takes at least
+// tuning::streaming_store_min_bytes (more than the cache: its lines would be
+// evicted before anyone read them), f(plain_store{}) otherwise. O(1) + f.
+template <class F>
+decltype(auto) with_store_for(std::int64_t output_bytes, F&& f) {
+  if (output_bytes >= tuning::streaming_store_min_bytes) return f(streaming_store{});
+  return f(plain_store{});
+}
 
 }  // namespace vseg::detail

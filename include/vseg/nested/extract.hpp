@@ -10,6 +10,7 @@
 #include "vseg/detail/first_bad.hpp"
 #include "vseg/detail/index_buffers.hpp"
 #include "vseg/detail/parallel.hpp"
+#include "vseg/detail/streaming_store.hpp"
 #include "vseg/nested/nested.hpp"
 
 namespace vseg {
@@ -48,12 +49,17 @@ nested<T> slice_l(const nested<T>& xss, const array<std::int64_t>& starts,
                      *pst = xss.physical_starts().data(), *st = starts.data(), *ln = lengths.data();
   std::int64_t *so = sources.data(), *ns = new_starts.data();
   detail::first_bad bad;
-  detail::parallel_for(n, [=, &d, &bad](std::int64_t lo, std::int64_t hi) {
-    d.for_each_vsegid(lo, hi, [=, &bad](std::int64_t k, std::int64_t p) {
-      const std::int64_t len = plen[p];
-      if (st[k] < 0 || ln[k] < 0 || st[k] > len || ln[k] > len - st[k]) bad.note(k);
-      if (!one_block) so[k] = psrc[p];
-      ns[k] = pst[p] + st[k];
+  // The new starts go around the cache when they are larger than it
+  // (detail/streaming_store.hpp): treeLookup's last levels.
+  detail::with_store_for(n * 8, [&]<class Store>(Store) {
+    detail::parallel_for(n, [=, &d, &bad](std::int64_t lo, std::int64_t hi) {
+      d.for_each_vsegid(lo, hi, [=, &bad](std::int64_t k, std::int64_t p) {
+        const std::int64_t len = plen[p];
+        if (st[k] < 0 || ln[k] < 0 || st[k] > len || ln[k] > len - st[k]) bad.note(k);
+        if (!one_block) so[k] = psrc[p];
+        Store::put(ns + k, pst[p] + st[k]);
+      });
+      Store::fence();
     });
   });
   if (bad.any()) {

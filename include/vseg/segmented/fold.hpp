@@ -49,23 +49,16 @@ array<T> fold_s_checked(const char* operation, const segd& s, std::span<const T>
     const auto piece = [x, n, &m](std::int64_t, std::int64_t lo, std::int64_t hi, T acc) {
       return fold_piece(x, lo, hi, n, acc, m);
     };
-    // A segment ends where the next starts: computed for a uniform
-    // descriptor, read from the starts (8 bytes per segment, not 16) for a
-    // listed one.
-    const auto run = [&]<class Store>(Store) {
-      if (s.uniform_length() >= 0) {
-        fold_segments<T, Store>(segments, n, [each = s.uniform_length()](std::int64_t j) { return (j + 1) * each; },
-                                piece, m, o);
-      } else {
-        const std::int64_t* st = s.starts().data();
-        fold_segments<T, Store>(segments, n,
-                                [st, segments, n](std::int64_t j) { return j + 1 < segments ? st[j + 1] : n; },
-                                piece, m, o);
-      }
-    };
-    // Results larger than the cache go around it (streaming_store.hpp).
-    if (segments * static_cast<std::int64_t>(sizeof(T)) >= tuning::streaming_store_min_bytes) run(streaming_store{});
-    else run(plain_store{});
+    if (s.uniform_length() >= 0) {
+      fold_segments<T>(segments, n, [each = s.uniform_length()](std::int64_t j) { return (j + 1) * each; }, piece,
+                       m, o);
+    } else {
+      // The starts are the exclusive scan of the lengths, so segment j ends
+      // where j + 1 starts: 8 bytes of descriptor per segment, not 16.
+      const std::int64_t* st = s.starts().data();
+      fold_segments<T>(segments, n, [st, segments, n](std::int64_t j) { return j + 1 < segments ? st[j + 1] : n; },
+                       piece, m, o);
+    }
   }
   return std::move(out).freeze();
 }
