@@ -39,6 +39,7 @@
 #include "vseg/detail/first_bad.hpp"
 #include "vseg/detail/index_buffers.hpp"
 #include "vseg/detail/parallel.hpp"
+#include "vseg/detail/streaming_store.hpp"
 #include "vseg/flat.hpp"
 #include "vseg/monoid.hpp"
 #include "vseg/nested/ssegd.hpp"
@@ -109,12 +110,7 @@ class vsegd {
   array<std::int64_t> vsegids() const {
     if (repeat_ == 1)
       return base_identity_ ? detail::shared_iota<std::int64_t>(size_, "nested::vsegids") : base_;
-    auto out = buffer<std::int64_t>::for_overwrite(size_);
-    std::int64_t* o = out.data();
-    detail::parallel_for(size_, [&](std::int64_t lo, std::int64_t hi) {
-      for_each_vsegid(lo, hi, [o](std::int64_t i, std::int64_t p) { o[i] = p; });
-    });
-    return std::move(out).freeze();
+    return gather_by_vsegid([](std::int64_t p) { return p; });
   }
   // Whether the vsegids are the implicit identity (see the glossary). O(1).
   bool identity() const noexcept { return base_identity_ && repeat_ == 1; }
@@ -178,13 +174,8 @@ class vsegd {
   array<std::int64_t> lengths() const {
     if (identity()) return ss_.lengths();
     if (repeat_ == 1) return bpermute_unchecked(ss_.lengths(), base_);
-    auto out = buffer<std::int64_t>::for_overwrite(size_);
-    std::int64_t* o = out.data();
     const std::int64_t* len = ss_.lengths().data();
-    detail::parallel_for(size_, [&](std::int64_t lo, std::int64_t hi) {
-      for_each_vsegid(lo, hi, [o, len](std::int64_t i, std::int64_t p) { o[i] = len[p]; });
-    });
-    return std::move(out).freeze();
+    return gather_by_vsegid([len](std::int64_t p) { return len[p]; });
   }
   // The contiguous descriptor of the virtual segments as if concatenated.
   // O(1) when flat, O(virtual segments) otherwise.
@@ -284,6 +275,21 @@ class vsegd {
   }
 
  private:
+  // [f(vsegid(i)) | i], walking the ids (for_each_vsegid); an output larger
+  // than the cache goes around it (streaming_store.hpp). O(virtual segments).
+  template <class F>
+  array<std::int64_t> gather_by_vsegid(F f) const {
+    auto out = buffer<std::int64_t>::for_overwrite(size_);
+    std::int64_t* o = out.data();
+    detail::with_store_for(size_ * 8, [&]<class Store>(Store) {
+      detail::parallel_for(size_, [&](std::int64_t lo, std::int64_t hi) {
+        for_each_vsegid(lo, hi, [o, &f](std::int64_t i, std::int64_t p) { Store::put(o + i, f(p)); });
+        Store::fence();
+      });
+    });
+    return std::move(out).freeze();
+  }
+
   ssegd ss_;
   array<std::int64_t> base_;   // the base ids; empty when base_identity_
   std::int64_t size_ = 0;      // number of virtual segments: base ids * repeat_
