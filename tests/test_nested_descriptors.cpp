@@ -223,3 +223,100 @@ TEST_CASE("nested: with_physical_data is the checked rebuild path") {
   CHECK_THROWS_WITH_AS(xss.with_physical_data(array<double>{1.0}),
                        doctest::Contains("nested::with_physical_data"), std::invalid_argument);
 }
+
+TEST_CASE("vsegd: a chain of expands by equal counts composes into one repeat (level fusion)") {
+  const auto xss = nested<std::int64_t>::from({{1, 2, 3}, {4, 5}, {6}});
+  // Level by level, the way expand worked before the fusion: the ids written
+  // out at every level by the flat expand of the previous level's ids.
+  array<std::int64_t> ref_ids = vseg::iota(3);
+  ref_t ref = vseg::to_vectors(xss);
+  auto e = xss;
+  std::int64_t product = 1;
+  for (std::int64_t each : {2, 3, 1, 2, 4}) {
+    INFO("each = ", each);
+    e = vseg::expand(vseg::fill<std::int64_t>(e.size(), each), e);
+    ref_ids = vseg::expand(vseg::fill<std::int64_t>(ref_ids.size(), each), ref_ids);
+    ref_t next;
+    for (const auto& s : ref)
+      for (std::int64_t c = 0; c < each; ++c) next.push_back(s);
+    ref = next;
+    product *= each;
+    // Counting: no vsegid is stored at any level, only the factor.
+    CHECK(e.descriptor().stored_vsegids() == 0);
+    CHECK(e.descriptor().repeat() == product);
+    CHECK(e.size() == 3 * product);
+    CHECK(vseg::to_vector(e.vsegids()) == vseg::to_vector(ref_ids));
+    CHECK(vseg::to_vector(e.lengths()) == vseg::to_vector(vseg::bpermute(xss.lengths(), ref_ids)));
+    CHECK(vseg::to_vectors(e) == ref);
+    CHECK_NOTHROW(e.validate_full());
+  }
+  CHECK_FALSE(e.identity_vsegids());
+  CHECK_FALSE(e.flat());
+
+  // 16 levels of expand by two: only the counts are read, no id is written.
+  auto chain = xss;
+  for (int level = 0; level < 16; ++level) chain = vseg::expand(vseg::fill<std::int64_t>(chain.size(), 2), chain);
+  CHECK(chain.descriptor().stored_vsegids() == 0);
+  CHECK(chain.descriptor().repeat() == 1 << 16);
+  // 40 levels of the descriptor's composition (the counts alone would fill
+  // the memory): 3 * 2^40 virtual segments, whose ids would take 26 TB; the
+  // descriptor holds none, and virtual segment k is xss[k / 2^40].
+  vsegd d = xss.descriptor();
+  for (int level = 0; level < 40; ++level) d = d.repeated(2);
+  const auto deep = nested<std::int64_t>::from_vsegd_unchecked({xss.blocks().begin(), xss.blocks().end()}, d);
+  CHECK(deep.size() == (std::int64_t{3} << 40));
+  CHECK(deep.descriptor().stored_vsegids() == 0);
+  for (std::int64_t k : {std::int64_t{0}, (std::int64_t{1} << 40) - 1, std::int64_t{1} << 40,
+                         (std::int64_t{3} << 40) - 1}) {
+    CHECK(deep.descriptor().vsegid(k) == k >> 40);
+    CHECK(deep[k].data() == xss[k >> 40].data());
+  }
+  // Past int64 the chain is refused; a repeat must be positive.
+  CHECK_THROWS_WITH_AS(deep.descriptor().repeated(std::int64_t{1} << 22),
+                       doctest::Contains("expand: the counts sum past int64"), std::overflow_error);
+  CHECK_THROWS_WITH_AS(deep.descriptor().repeated(0), doctest::Contains("vsegd::repeated: repeat count 0"),
+                       std::invalid_argument);
+}
+
+TEST_CASE("vsegd: a repeated descriptor over stored ids, and every consumer of one") {
+  const auto xss = nested<std::int64_t>::from({{1, 2, 3}, {4, 5}, {6}, {}, {7, 8, 9, 10}});
+  // Varied counts store ids; equal counts after them repeat those ids.
+  const auto base = vseg::expand(array<std::int64_t>{2, 0, 1, 1, 1}, xss);
+  REQUIRE(base.descriptor().stored_vsegids() == 5);
+  const auto e = vseg::expand(vseg::fill<std::int64_t>(15, 2), vseg::expand(vseg::fill<std::int64_t>(5, 3), base));
+  CHECK(e.descriptor().stored_vsegids() == 5);
+  CHECK(e.descriptor().repeat() == 6);
+  CHECK_FALSE(e.descriptor().culled());
+  // The same virtual segments with the ids written out: every consumer must agree.
+  const auto m = e.with_vsegids(e.vsegids());
+  REQUIRE(m.descriptor().repeat() == 1);
+  const ref_t ref = vseg::to_vectors(m);
+  CHECK(vseg::to_vectors(e) == ref);
+  CHECK(vseg::to_vector(e.lengths()) == vseg::to_vector(m.lengths()));
+  CHECK(e.physical_segments() == 4);
+  CHECK(vseg::to_vectors(e.cull()) == ref);
+  CHECK(e.cull().descriptor().repeat() == 6);
+  CHECK(vseg::to_vectors(vseg::extract(e, 7, 11)) == vseg::to_vectors(vseg::extract(m, 7, 11)));
+  const auto flags = vseg::tabulate(e.size(), [](std::int64_t i) { return i % 4 != 1; });
+  CHECK(vseg::to_vectors(vseg::pack(e, flags)) == vseg::to_vectors(vseg::pack(m, flags)));
+  CHECK(vseg::to_vector(vseg::sum_s(e)) == vseg::to_vector(vseg::sum_s(m)));
+  CHECK(vseg::to_vectors(vseg::scan_s(e)) == vseg::to_vectors(vseg::scan_s(m)));
+  CHECK(vseg::to_vectors(vseg::append(e, xss)) == vseg::to_vectors(vseg::append(m, xss)));
+  const auto lengths = e.lengths();
+  const auto halves = vseg::tabulate(e.size(), [&](std::int64_t k) { return lengths[k] / 2; });
+  const auto sl = vseg::slice_l(e, halves, halves);
+  CHECK(vseg::to_vectors(sl) == vseg::to_vectors(vseg::slice_l(m, halves, halves)));
+  const auto zeros = vseg::fill<std::int64_t>(e.size(), 0);
+  CHECK_THROWS_WITH_AS(vseg::slice_l(e, zeros, vseg::fill<std::int64_t>(e.size(), 3)),
+                       doctest::Contains("slice_l: slice [0, 0 + 3) outside segment 12 of length 1"),
+                       std::out_of_range);
+  // index_l walks the ids of a repeated descriptor (no empty segment here).
+  const auto small = nested<std::int64_t>::from({{1, 2}, {3}, {4, 5, 6}});
+  const auto r = vseg::expand(vseg::fill<std::int64_t>(3, 4), small);
+  const auto last = vseg::map([](std::int64_t n) { return n - 1; }, r.lengths());
+  CHECK(vseg::to_vector(vseg::index_l(r, last)) ==
+        std::vector<std::int64_t>{2, 2, 2, 2, 3, 3, 3, 3, 6, 6, 6, 6});
+  CHECK_THROWS_WITH_AS(vseg::index_l(r, vseg::fill<std::int64_t>(12, 1)),
+                       doctest::Contains("index_l: index 1 outside segment 4 of length 1"), std::out_of_range);
+  CHECK_NOTHROW(e.validate_full());
+}

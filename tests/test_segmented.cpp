@@ -10,6 +10,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <doctest/doctest.h>
@@ -124,18 +125,20 @@ TEST_CASE("segmented floating-point sums are bitwise identical on every thread c
 }
 
 TEST_CASE("sum_s over short segments of varied length is the left-to-right loop bit for bit") {
-  // Segments of 0-4 elements take fold_short (no branch on the length);
-  // the last ones sit at the end of the data, where fold_short may not read
-  // ahead and the loop takes them. The values are small integers, signed
+  // Segments of 0-4 elements take sum_short (a double sum: the elements
+  // past the end masked to +0.0) with no branch on the length; the last ones
+  // sit at the end of the data, where it may not read ahead, and the loop
+  // takes them. The values are small integers, signed
   // zeros, +infinity and a NaN: every association of their sum gives the
   // same bits (a segment cut by a merge block is summed in two pieces), and
   // a discarded combine past a segment's end would show.
+  // Lengths up to 69 take sum_range (groups of 4, the masked tail).
   auto rng = seeded(19);
-  for (std::int64_t n : {std::int64_t{40}, std::int64_t{50000}}) {
-    INFO("elements = " << n);
+  for (const auto& [n, max_len] : {std::pair<std::int64_t, std::uint64_t>{40, 5}, {50000, 5}, {50000, 70}}) {
+    INFO("elements = " << n << ", lengths below " << max_len);
     std::vector<std::int64_t> lengths;
     for (std::int64_t covered = 0; covered < n;) {
-      const std::int64_t len = std::min<std::int64_t>(static_cast<std::int64_t>(rng() % 5), n - covered);
+      const std::int64_t len = std::min<std::int64_t>(static_cast<std::int64_t>(rng() % max_len), n - covered);
       lengths.push_back(len);
       covered += len;
     }

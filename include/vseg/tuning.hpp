@@ -102,6 +102,14 @@ inline constexpr std::int64_t dedup_table_start = 1024;
 // loop (1-8: 6.6 against 9.0 with the longer ones still looping).
 inline constexpr std::int64_t fold_short_max = 4;
 
+// An output of at least this many bytes that a kernel writes one entry at a
+// time (slice_l's new starts) goes through streaming stores
+// (detail/streaming_store.hpp), which skip reading every written line
+// first; smaller outputs stay in the cache for their reader. 32 MiB: the L3
+// of the machine measured (notes/bench.md). Rejected for fold_s's results
+// (notes/bench-primitives.md).
+inline constexpr std::int64_t streaming_store_min_bytes = std::int64_t{32} << 20;
+
 // The buffer allocator behind buffer<T> (lib/allocator.cpp; the policy and
 // its measurements are in notes/allocator.md). Requests below
 // allocator_small_limit bytes go to the global operator new; from

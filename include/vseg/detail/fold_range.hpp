@@ -19,7 +19,12 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "vseg/monoid.hpp"
 #include "vseg/tuning.hpp"
+
+#if defined(__x86_64__)
+#include <emmintrin.h>
+#endif
 
 namespace vseg::detail {
 
@@ -88,19 +93,63 @@ template <class T, class Monoid>
   return result;
 }
 
+#if defined(__x86_64__)
+// acc + xs[lo] + ... + xs[lo + len - 1], left to right, for len <= 4, with
+// no branch and no select: the 4 elements from lo are loaded, the ones past
+// len masked to +0.0 (a row of a mask table), and all 4 added. Adding +0.0
+// changes no value but -0.0 (round to nearest gives -0.0 only for
+// (-0.0) + (-0.0)), and a sum that starts from +0.0 is never -0.0, so for
+// such an acc this is the plain loop's result bit for bit, in a third of
+// fold_short's instructions (its select per element moved each double to
+// an integer register and back). xs[lo, lo + 4) must be readable. O(1).
+[[gnu::always_inline]] inline double sum_short(double acc, const double* xs, std::int64_t lo, std::int64_t len) {
+  alignas(16) static constexpr std::uint64_t keep[5][4] = {
+      {0, 0, 0, 0}, {~0ULL, 0, 0, 0}, {~0ULL, ~0ULL, 0, 0}, {~0ULL, ~0ULL, ~0ULL, 0}, {~0ULL, ~0ULL, ~0ULL, ~0ULL}};
+  const auto* mask = reinterpret_cast<const __m128i*>(keep[len]);
+  const __m128d a = _mm_and_pd(_mm_loadu_pd(xs + lo), _mm_castsi128_pd(_mm_load_si128(mask)));
+  const __m128d b = _mm_and_pd(_mm_loadu_pd(xs + lo + 2), _mm_castsi128_pd(_mm_load_si128(mask + 1)));
+  __m128d s = _mm_add_sd(_mm_set_sd(acc), a);
+  s = _mm_add_sd(s, _mm_unpackhi_pd(a, a));
+  s = _mm_add_sd(s, b);
+  s = _mm_add_sd(s, _mm_unpackhi_pd(b, b));
+  return _mm_cvtsd_f64(s);
+}
+
+// +0.0 + xs[lo] + ... + xs[hi - 1] as fold_range associates it (groups of 4
+// from tuning::fold_group_min elements), the tail after the groups (0-3
+// elements) added by sum_short instead of a loop whose exit is mispredicted
+// once per segment when the lengths vary. Bit for bit fold_range's sum from
+// +0.0. xs[lo, hi + 4) must be readable. O(hi - lo).
+[[gnu::always_inline]] inline double sum_range(const double* xs, std::int64_t lo, std::int64_t hi) {
+  static_assert(tuning::fold_group == 4 && tuning::fold_short_max == 4, "sum_range groups and tails by 4");
+  double acc = 0.0;
+  std::int64_t k = lo;
+  if (hi - lo >= tuning::fold_group_min)
+    for (; k + 4 <= hi; k += 4) acc = acc + ((xs[k] + xs[k + 1]) + (xs[k + 2] + xs[k + 3]));
+  while (hi - k > 4) acc = sum_short(acc, xs, k, 4), k += 4;  // pieces of 5-15: by fours
+  return sum_short(acc, xs, k, hi - k);
+}
+#endif
+
 // acc combined with xs[lo, hi), where xs[0, readable) may be read: fold_range,
-// except that for float and double a piece of at most fold_short_max
-// elements goes through fold_short. With lengths that vary from piece to
-// piece (segments of 1-4 elements) the plain loop's exit was mispredicted
-// once per piece, which held sum_s to about a quarter of the read limit
-// (notes/bench-primitives.md). Longer pieces keep fold_range: there a
-// select-based tail after the groups measured slower than the loop's
-// mispredicted exit (one core, in cache: 16-64 elements 14.2 against 10.3 ns
-// per segment). Same result as fold_range bit for bit. O(hi - lo).
+// except that a double sum from +0.0 (sum_s) takes sum_range, and other
+// float and double folds a piece of at most fold_short_max elements through
+// fold_short. With lengths that vary from piece to piece the loop's exit
+// was mispredicted once per piece, which held sum_s over segments of 1-4
+// elements to about a quarter of the read limit (notes/bench-primitives.md).
+// Same result as fold_range bit for bit. O(hi - lo).
 template <class T, class Monoid>
 [[gnu::always_inline]] inline T fold_piece(const T* xs, std::int64_t lo, std::int64_t hi, std::int64_t readable, T acc,
                                            const Monoid& m) {
   if constexpr (branch_free_fold<T>) {
+#if defined(__x86_64__)
+    // A double sum from +0.0 (sum_s: acc is the identity), where 4 elements
+    // past the piece may be read: sum_range.
+    if constexpr (std::is_same_v<T, double> && std::is_same_v<Monoid, plus<double>>) {
+      if (std::bit_cast<std::uint64_t>(acc) == 0 && hi + tuning::fold_short_max <= readable)
+        return sum_range(xs, lo, hi);
+    }
+#endif
     if (hi - lo <= tuning::fold_short_max && lo + tuning::fold_short_max <= readable)
       return fold_short(xs, lo, hi, acc, m);
   }

@@ -14,13 +14,15 @@
 #include <cstdint>
 
 #include "vseg/detail/first_bad.hpp"
+#include "vseg/detail/streaming_store.hpp"
 #include "vseg/tuning.hpp"
 
 namespace vseg::detail {
 
-// o[k] = src[ix[k]] for k in [lo, hi); a k whose index lies outside
+// o[k] = src[ix[k]] for k in [lo, hi), written with Store
+// (streaming_store.hpp; the caller fences); a k whose index lies outside
 // [0, len) is noted in `bad` and its o[k] left unwritten. O(hi - lo).
-template <class T, class I>
+template <class T, class I, class Store = plain_store>
 void gather_checked(const T* src, std::int64_t len, const I* ix, std::int64_t lo, std::int64_t hi, T* o,
                     first_bad& bad) {
   for (std::int64_t b = lo; b < hi; b += tuning::gather_check_block) {
@@ -29,7 +31,7 @@ void gather_checked(const T* src, std::int64_t len, const I* ix, std::int64_t lo
     if constexpr (integer_index<I>) good = all_in_range(ix, b, e, len);
     else good = false;
     if (good) [[likely]] {
-      for (std::int64_t k = b; k < e; ++k) o[k] = src[static_cast<std::int64_t>(ix[k])];
+      for (std::int64_t k = b; k < e; ++k) Store::put(o + k, src[static_cast<std::int64_t>(ix[k])]);
     } else {
       for (std::int64_t k = b; k < e; ++k) {
         const auto i = static_cast<std::int64_t>(ix[k]);

@@ -188,9 +188,13 @@ array<T> index_l(const nested<T>& xss, const array<std::int64_t>& is) {
     const T* src = xss.blocks()[static_cast<std::size_t>(xss.physical_sources()[0])].data() +
                    xss.physical_starts()[0];
     const std::int64_t len = xss.physical_lengths()[0];
-    // Captured by value: the stores to o cannot then alias them.
-    detail::parallel_for(is.size(), [o, ix, src, len, &bad](std::int64_t lo, std::int64_t hi) {
-      detail::gather_checked(src, len, ix, lo, hi, o, bad);
+    // Captured by value: the stores to o cannot then alias them. An
+    // output larger than the cache goes around it (streaming_store.hpp).
+    detail::with_store_for(is.size() * static_cast<std::int64_t>(sizeof(T)), [&]<class Store>(Store) {
+      detail::parallel_for(is.size(), [o, ix, src, len, &bad](std::int64_t lo, std::int64_t hi) {
+        detail::gather_checked<T, std::int64_t, Store>(src, len, ix, lo, hi, o, bad);
+        Store::fence();
+      });
     });
   } else if (xss.blocks().size() == 1 && xss.identity_vsegids()) {
     // One data block, segment k is physical segment k (slice_l's result,
@@ -198,11 +202,14 @@ array<T> index_l(const nested<T>& xss, const array<std::int64_t>& is) {
     // instead of the dependent chain through the vsegid and the source.
     const T* data = xss.blocks()[0].data();
     const std::int64_t *pst = xss.physical_starts().data(), *plen = xss.physical_lengths().data();
-    detail::parallel_for(is.size(), [o, ix, data, pst, plen, &bad](std::int64_t lo, std::int64_t hi) {
-      for (std::int64_t k = lo; k < hi; ++k) {
-        if (detail::in_range(ix[k], plen[k])) [[likely]] o[k] = data[pst[k] + ix[k]];
-        else bad.note(k);
-      }
+    detail::with_store_for(is.size() * static_cast<std::int64_t>(sizeof(T)), [&]<class Store>(Store) {
+      detail::parallel_for(is.size(), [o, ix, data, pst, plen, &bad](std::int64_t lo, std::int64_t hi) {
+        for (std::int64_t k = lo; k < hi; ++k) {
+          if (detail::in_range(ix[k], plen[k])) [[likely]] Store::put(o + k, data[pst[k] + ix[k]]);
+          else bad.note(k);
+        }
+        Store::fence();
+      });
     });
   } else {
     detail::parallel_for(is.size(), [&](std::int64_t lo, std::int64_t hi) {

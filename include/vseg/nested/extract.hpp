@@ -10,11 +10,13 @@
 #include "vseg/detail/first_bad.hpp"
 #include "vseg/detail/index_buffers.hpp"
 #include "vseg/detail/parallel.hpp"
+#include "vseg/detail/streaming_store.hpp"
 #include "vseg/nested/nested.hpp"
 
 namespace vseg {
 
-// Virtual segments [start, start + len). O(1): a slice of the vsegids.
+// Virtual segments [start, start + len). O(1): a slice of the vsegids
+// (O(virtual segments) for a repeated descriptor, whose ids are computed).
 // Throws std::out_of_range for a range outside the array.
 template <class T>
 nested<T> extract(const nested<T>& xss, std::int64_t start, std::int64_t len) {
@@ -39,21 +41,26 @@ nested<T> slice_l(const nested<T>& xss, const array<std::int64_t>& starts,
   const bool one_block = xss.blocks().size() <= 1;
   auto sources = buffer<std::int64_t>::for_overwrite(one_block ? 0 : n);
   auto new_starts = buffer<std::int64_t>::for_overwrite(n);
-  const array<std::int64_t> vsegids = xss.vsegids();
-  // Raw pointers, captured by value: the loop reloads nothing per segment.
-  const std::int64_t *vs = vsegids.data(), *plen = xss.physical_lengths().data(),
-                     *psrc = xss.physical_sources().data(), *pst = xss.physical_starts().data(),
-                     *st = starts.data(), *ln = lengths.data();
+  // The ids are walked, not read: a repeated descriptor (expand by equal
+  // counts, treeLookup's levels) stores none. Raw pointers, captured by
+  // value: the loop reloads nothing per segment.
+  const vsegd& d = xss.descriptor();
+  const std::int64_t *plen = xss.physical_lengths().data(), *psrc = xss.physical_sources().data(),
+                     *pst = xss.physical_starts().data(), *st = starts.data(), *ln = lengths.data();
   std::int64_t *so = sources.data(), *ns = new_starts.data();
   detail::first_bad bad;
-  detail::parallel_for(n, [=, &bad](std::int64_t lo, std::int64_t hi) {
-    for (std::int64_t k = lo; k < hi; ++k) {
-      const std::int64_t p = vs[k];
-      const std::int64_t len = plen[p];
-      if (st[k] < 0 || ln[k] < 0 || st[k] > len || ln[k] > len - st[k]) bad.note(k);
-      if (!one_block) so[k] = psrc[p];
-      ns[k] = pst[p] + st[k];
-    }
+  // The new starts go around the cache when they are larger than it
+  // (detail/streaming_store.hpp): treeLookup's last levels.
+  detail::with_store_for(n * 8, [&]<class Store>(Store) {
+    detail::parallel_for(n, [=, &d, &bad](std::int64_t lo, std::int64_t hi) {
+      d.for_each_vsegid(lo, hi, [=, &bad](std::int64_t k, std::int64_t p) {
+        const std::int64_t len = plen[p];
+        if (st[k] < 0 || ln[k] < 0 || st[k] > len || ln[k] > len - st[k]) bad.note(k);
+        if (!one_block) so[k] = psrc[p];
+        Store::put(ns + k, pst[p] + st[k]);
+      });
+      Store::fence();
+    });
   });
   if (bad.any()) {
     const std::int64_t k = bad.position();

@@ -4,7 +4,6 @@
 
 #include <atomic>
 #include <cstdint>
-#include <limits>
 
 #include "vseg/array.hpp"
 #include "vseg/detail/error.hpp"
@@ -59,31 +58,10 @@ inline std::int64_t check_counts(const char* operation, const array<std::int64_t
   return varied.load() ? -1 : first;
 }
 
-// The vsegids of expand(counts, xss) for identity vsegids and every count
-// equal to `each` > 0: [0 (each times), 1 (each times), ..., n-1], computed
-// from the position with no descriptor built. O(n * each).
-inline array<std::int64_t> uniform_expand_ids(std::int64_t n, std::int64_t each) {
-  if (n > std::numeric_limits<std::int64_t>::max() / each)
-    throw_overflow("expand", "the counts sum past int64 (", n, " segments of ", each, ")");
-  auto out = buffer<std::int64_t>::for_overwrite(n * each);
-  std::int64_t* o = out.data();
-  parallel_for(n * each, [o, each](std::int64_t lo, std::int64_t hi) {
-    std::int64_t j = lo / each, r = lo % each;
-    for (std::int64_t k = lo; k < hi; ++k) {
-      o[k] = j;
-      if (++r == each) {
-        r = 0;
-        ++j;
-      }
-    }
-  });
-  return std::move(out).freeze();
-}
-
 }  // namespace detail
 
-// Lifted replicate: segment i of xss repeated counts[i] times. O(result
-// segments). Throws std::invalid_argument for a count of the wrong size or a
+// Lifted replicate: segment i of xss repeated counts[i] times. O(counts)
+// when every count is equal (no id written), O(result segments) otherwise. Throws std::invalid_argument for a count of the wrong size or a
 // negative count, std::overflow_error when the counts overflow.
 template <class T>
 nested<T> expand(const array<std::int64_t>& counts, const nested<T>& xss) {
@@ -99,7 +77,13 @@ nested<T> expand(const array<std::int64_t>& counts, const nested<T>& xss) {
     // a negative count or an overflow: reported below
   }
   const std::int64_t each = detail::check_counts("expand", counts);
-  if (xss.identity_vsegids() && each > 0) return xss.with_vsegids_unchecked(detail::uniform_expand_ids(counts.size(), each));
+  if (each > 0) {
+    // Every count equal (treeLookup's twos): the descriptor's repeat is
+    // multiplied, no id is written; a chain of such expands composes into
+    // one repeat (level fusion, vsegd.hpp's glossary). O(counts) read.
+    return nested<T>::from_vsegd_unchecked({xss.blocks().begin(), xss.blocks().end()},
+                                           xss.descriptor().repeated(each));
+  }
   if (xss.identity_vsegids()) {
     // expand(counts, [0, 1, ..., n-1]) without materialising the iota.
     const segd s = segd::from_lengths(counts);
