@@ -94,6 +94,8 @@ inline constexpr std::int64_t merge_piece = 65536;
 inline constexpr std::int64_t dedup_bucket = 8192;
 inline constexpr std::int64_t dedup_max_bucket_bits = 8;
 inline constexpr std::int64_t dedup_table_start = 1024;
+// A bucket's table keeps at least dedup_table_slack slots per key.
+inline constexpr std::int64_t dedup_table_slack = 8;
 
 // Pieces of a float or double fold of at most this many elements are folded
 // with no branch on their length (detail::fold_piece): segments of varied
