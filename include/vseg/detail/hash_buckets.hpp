@@ -191,11 +191,14 @@ class bucket_table {
   std::size_t entries_ = 0;
 };
 
-// body(d, table) for every bucket d of layout, in parallel, each task
-// reusing one table reset with the last bucket's distinct count.
+// body(d, table) for every bucket d of layout, in parallel. A task takes
+// a run of tuning::dedup_task_buckets buckets (or more) and reuses one
+// table, reset for each bucket with the last one's distinct count: a task
+// of one bucket would grow a table from the smallest size every time (each
+// doubling re-inserts every key and maps fresh pages).
 template <class K, class I, class Body>
 void for_each_bucket(const bucket_layout& layout, const Body& body) {
-  parallel_for(layout.buckets, 1, [&](std::int64_t lo, std::int64_t hi) {
+  parallel_for(layout.buckets, tuning::dedup_task_buckets, [&](std::int64_t lo, std::int64_t hi) {
     bucket_table<K, I> table(layout.bits);
     std::size_t expected = 0;
     for (std::int64_t d = lo; d < hi; ++d) {
