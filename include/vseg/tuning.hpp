@@ -96,8 +96,9 @@ inline constexpr std::int64_t dedup_bucket = 8192;
 inline constexpr std::int64_t dedup_max_bucket_bits = 8;
 inline constexpr std::int64_t dedup_table_start = 1024;
 inline constexpr std::int64_t dedup_table_slack = 4;
-// A task scans at least this many buckets with one table (256 buckets: 32
-// tasks or more), so the table is sized once per task, not per bucket.
+// A task scans a run of about this many buckets with one table (256
+// buckets: about 32 tasks), so the table is sized once per task, not per
+// bucket.
 inline constexpr std::int64_t dedup_task_buckets = 8;
 
 // Pieces of a float or double fold of at most this many elements are folded

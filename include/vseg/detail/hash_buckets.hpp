@@ -192,7 +192,7 @@ class bucket_table {
 };
 
 // body(d, table) for every bucket d of layout, in parallel. A task takes
-// a run of tuning::dedup_task_buckets buckets (or more) and reuses one
+// a run of about tuning::dedup_task_buckets buckets and reuses one
 // table, reset for each bucket with the last one's distinct count: a task
 // of one bucket would grow a table from the smallest size every time (each
 // doubling re-inserts every key and maps fresh pages).
