@@ -87,13 +87,19 @@ inline constexpr std::int64_t merge_piece = 65536;
 // (detail/hash_buckets.hpp) spread their input into buckets of at least
 // about dedup_bucket values, at most 2^dedup_max_bucket_bits buckets (as
 // many scatter streams as a radix pass: 2048 buckets spread 10^7 values
-// in 89 ms of CPU time, 256 in 59; the end-to-end A/B is still open,
-// notes/algorithms.md), each
-// scanned with a private table that starts at dedup_table_start slots and
-// doubles when half full.
+// in 89 ms of CPU time, 256 in 59), each scanned with a private table of
+// at least dedup_table_start slots and dedup_table_slack slots per
+// distinct key (10^7 int64 with 10% distinct: 2 slots per key took 25%
+// more CPU time than 8, the probes ran long; 4 and 8 were within noise
+// and 4 clears half the memory per bucket; notes/algorithms.md).
 inline constexpr std::int64_t dedup_bucket = 8192;
 inline constexpr std::int64_t dedup_max_bucket_bits = 8;
 inline constexpr std::int64_t dedup_table_start = 1024;
+inline constexpr std::int64_t dedup_table_slack = 4;
+// A task scans a run of about this many buckets with one table (256
+// buckets: about 32 tasks), so the table is sized once per task, not per
+// bucket.
+inline constexpr std::int64_t dedup_task_buckets = 8;
 
 // Pieces of a float or double fold of at most this many elements are folded
 // with no branch on their length (detail::fold_piece): segments of varied

@@ -10,8 +10,9 @@
 // spread stably into buckets by the high bits of their hash (one
 // counting-sort pass), then each bucket, small enough for the cache, is
 // scanned in input order with a private hash table, so the first
-// occurrence of every value is the one kept whatever the thread count;
-// a pack keeps them in input order. notes/algorithms.md has the sort-based
+// occurrence of every value is the one flagged whatever the thread count;
+// the flags go back to input order by re-hashing the input, and a pack
+// keeps the flagged values in input order. notes/algorithms.md has the sort-based
 // alternative and why it lost.
 #pragma once
 
@@ -36,41 +37,6 @@
 #include "vseg/tuning.hpp"
 
 namespace vseg {
-
-namespace detail {
-
-// A value and its position, spread into a bucket.
-template <class T, class I>
-struct positioned {
-  T value;
-  I position;
-};
-
-// keep[i] = whether xs[i] is the first occurrence of its value; I holds a
-// position below n (not its largest value). O(n) expected work.
-template <class T, class I>
-void mark_first_occurrences(const T* xs, std::int64_t n, bool* keep) {
-  using item = positioned<T, I>;
-  auto spread = buffer<item>::for_overwrite(n);
-  item* s = spread.data();
-  const auto layout = spread_by_hash<item>(
-      n, [xs](std::int64_t i) { return key_hash(xs[i]); },
-      [xs](std::int64_t i) { return item{xs[i], static_cast<I>(i)}; }, s);
-  parallel_for(layout.buckets, 1, [&](std::int64_t lo, std::int64_t hi) {
-    bucket_table<T, I> table;
-    for (std::int64_t d = lo; d < hi; ++d) {
-      const item* first = s + layout.starts[static_cast<std::size_t>(d)];
-      const std::int64_t len = layout.starts[static_cast<std::size_t>(d + 1)] - layout.starts[static_cast<std::size_t>(d)];
-      table.reset();
-      for (std::int64_t k = 0; k < len; ++k) {
-        const I at = table.find_or_add(key_hash(first[k].value), first[k].value, static_cast<I>(k));
-        keep[first[k].position] = at == static_cast<I>(k);
-      }
-    }
-  });
-}
-
-}  // namespace detail
 
 // The first occurrence of every value of xs, in input order. T must be
 // arithmetic or have std::hash and ==. O(n) expected work.

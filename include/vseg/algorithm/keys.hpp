@@ -88,8 +88,12 @@ std::pair<array<element_t<RK>>, array<element_t<RV>>> reduce_by_key(const RK& ke
   detail::check_same_size("reduce_by_key", "keys", n, "values", detail::ssize(values));
   if (detail::hash_by_key<K, Less>(n)) {
     // Fold per distinct key by hashing, then sort only the distinct keys.
+    using item = detail::keyed<K, V>;
+    const K* k = detail::as_span(keys).data();
     const V* v = detail::as_span(values).data();
-    auto [ks, vs] = detail::hash_reduce<K, V>(detail::as_span(keys).data(), n, [v](std::int64_t i) { return v[i]; }, monoid);
+    auto [ks, vs] = detail::hash_reduce<K, V, item>(
+        k, n, [k, v](std::int64_t i) { return item{k[i], v[i]}; }, [](const item& x) { return x.key; },
+        [](const item& x) { return x.value; }, monoid);
     return sort_by_key(ks, vs, less);
   }
   auto [sorted_keys, sorted_values] = sort_by_key(keys, values, less);
@@ -118,9 +122,11 @@ std::pair<array<element_t<RK>>, array<std::int64_t>> histogram_by_key(const RK& 
   using K = element_t<RK>;
   const std::int64_t n = detail::ssize(keys);
   if (detail::hash_by_key<K, Less>(n)) {
-    auto [ks, cs] = detail::hash_reduce<K, std::int64_t>(detail::as_span(keys).data(), n,
-                                                         [](std::int64_t) { return std::int64_t{1}; },
-                                                         plus<std::int64_t>{});
+    // Only the keys are spread: every value is 1.
+    const K* k = detail::as_span(keys).data();
+    auto [ks, cs] = detail::hash_reduce<K, std::int64_t, K>(
+        k, n, [k](std::int64_t i) { return k[i]; }, [](const K& x) { return x; },
+        [](const K&) { return std::int64_t{1}; }, plus<std::int64_t>{});
     return sort_by_key(ks, cs, less);
   }
   auto [distinct, runs] = detail::key_runs(sort(keys, less), less);

@@ -8,7 +8,10 @@
 // private hash table in the cache. Scanning a bucket from its first item
 // then sees every key's occurrences in input order: the first occurrence
 // and a left-to-right fold of a key's values come out the same whatever
-// the thread count.
+// the thread count. Only what the scan needs is spread (the keys, and the
+// values when they are not constant); a result per item in bucket order
+// is taken back to input order by the inverse of the spread (unspread),
+// which re-hashes the input instead of carrying every item's position.
 #pragma once
 
 #include <algorithm>
@@ -17,6 +20,7 @@
 #include <functional>
 #include <limits>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "vseg/array.hpp"
@@ -36,22 +40,36 @@ struct key_equal {
   }
 };
 
-// A well-mixed 64-bit hash of a key (the splitmix64 finaliser over the
-// sort word or std::hash).
+// A 64-bit hash of a key whose high bits are well mixed (Fibonacci
+// hashing: the sort word or std::hash, its high half folded into the low
+// one, times 2^64 / golden ratio). The buckets take its top bits, a
+// bucket's table the bits below them; the low bits are not used.
 template <class T>
 std::uint64_t key_hash(const T& x) {
   std::uint64_t z;
   if constexpr (radix_key<T>) z = static_cast<std::uint64_t>(radix_word(x));
   else z = static_cast<std::uint64_t>(std::hash<T>{}(x));
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
+  return (z ^ (z >> 32)) * 0x9e3779b97f4a7c15ULL;
 }
 
-// The buckets of a spread: bucket d holds items [starts[d], starts[d + 1]).
+// The buckets of a spread: bucket d holds items [starts[d], starts[d + 1]);
+// the items of fixed block b that fall into bucket d begin at
+// offsets[b * buckets + d].
 struct bucket_layout {
+  int bits = 0;
   std::int64_t buckets = 1;
+  std::int64_t block = 1;
   std::vector<std::int64_t> starts;
+  std::vector<std::int64_t> offsets;
+
+  // The bucket of an item with hash h.
+  std::int64_t bucket_of(std::uint64_t h) const {
+    return bits == 0 ? std::int64_t{0} : static_cast<std::int64_t>(h >> (64 - bits));
+  }
+  // The length of bucket d.
+  std::int64_t length(std::int64_t d) const {
+    return starts[static_cast<std::size_t>(d + 1)] - starts[static_cast<std::size_t>(d)];
+  }
 };
 
 // Writes make(i) for i in [0, n) to out, stably grouped by the top bits of
@@ -59,20 +77,18 @@ struct bucket_layout {
 template <class Item, class Hash, class Make>
 bucket_layout spread_by_hash(std::int64_t n, const Hash& hash, const Make& make, Item* out) {
   const std::int64_t wanted = std::max<std::int64_t>(1, n / tuning::dedup_bucket);
-  const int bits = std::min(static_cast<int>(std::bit_width(static_cast<std::uint64_t>(wanted - 1))),
-                            static_cast<int>(tuning::dedup_max_bucket_bits));
   bucket_layout layout;
-  layout.buckets = std::int64_t{1} << bits;
+  layout.bits = std::min(static_cast<int>(std::bit_width(static_cast<std::uint64_t>(wanted - 1))),
+                         static_cast<int>(tuning::dedup_max_bucket_bits));
+  layout.buckets = std::int64_t{1} << layout.bits;
   const std::int64_t buckets = layout.buckets;
-  auto bucket_of = [&](std::int64_t i) {
-    return bits == 0 ? std::int64_t{0} : static_cast<std::int64_t>(hash(i) >> (64 - bits));
-  };
-  const std::int64_t block = std::max(tuning::radix_block, (n + tuning::radix_max_blocks - 1) / tuning::radix_max_blocks);
-  const std::int64_t blocks = block_count(n, block);
-  std::vector<std::int64_t> counts(static_cast<std::size_t>(blocks * buckets), 0);
-  for_each_block(n, block, [&](std::int64_t b, std::int64_t lo, std::int64_t hi) {
+  layout.block = std::max(tuning::radix_block, (n + tuning::radix_max_blocks - 1) / tuning::radix_max_blocks);
+  const std::int64_t blocks = block_count(n, layout.block);
+  std::vector<std::int64_t>& counts = layout.offsets;
+  counts.assign(static_cast<std::size_t>(blocks * buckets), 0);
+  for_each_block(n, layout.block, [&](std::int64_t b, std::int64_t lo, std::int64_t hi) {
     std::int64_t* c = counts.data() + b * buckets;
-    for (std::int64_t i = lo; i < hi; ++i) ++c[bucket_of(i)];
+    for (std::int64_t i = lo; i < hi; ++i) ++c[layout.bucket_of(hash(i))];
   });
   layout.starts.resize(static_cast<std::size_t>(buckets + 1));
   std::int64_t total = 0;
@@ -86,31 +102,50 @@ bucket_layout spread_by_hash(std::int64_t n, const Hash& hash, const Make& make,
     }
   }
   layout.starts[static_cast<std::size_t>(buckets)] = n;
-  for_each_block(n, block, [&](std::int64_t b, std::int64_t lo, std::int64_t hi) {
-    std::int64_t* c = counts.data() + b * buckets;
-    for (std::int64_t i = lo; i < hi; ++i) out[c[bucket_of(i)]++] = make(i);
+  for_each_block(n, layout.block, [&](std::int64_t b, std::int64_t lo, std::int64_t hi) {
+    std::vector<std::int64_t> c(counts.begin() + b * buckets, counts.begin() + (b + 1) * buckets);
+    for (std::int64_t i = lo; i < hi; ++i) out[c[static_cast<std::size_t>(layout.bucket_of(hash(i)))]++] = make(i);
   });
   return layout;
+}
+
+// The inverse of spread_by_hash with the same n and hash: to[i] = the item
+// of from (in bucket order) that input i was spread to. O(n + blocks *
+// buckets).
+template <class T, class Hash>
+void unspread(const bucket_layout& layout, std::int64_t n, const Hash& hash, const T* from, T* to) {
+  const std::int64_t buckets = layout.buckets;
+  for_each_block(n, layout.block, [&](std::int64_t b, std::int64_t lo, std::int64_t hi) {
+    std::vector<std::int64_t> c(layout.offsets.begin() + b * buckets, layout.offsets.begin() + (b + 1) * buckets);
+    for (std::int64_t i = lo; i < hi; ++i) to[i] = from[c[static_cast<std::size_t>(layout.bucket_of(hash(i)))]++];
+  });
 }
 
 // A private open-addressing table of (key, position) for scanning one
 // bucket: find_or_add(hash, key, k) returns the position stored with an
 // equal key, or stores (key, k) and returns k. The keys live in the slots,
-// so a probe reads one cache line, not the bucket's items. It starts at
-// tuning::dedup_table_start slots and doubles before it is half full, so
-// it stays near twice the bucket's distinct keys and in the cache. Reused
-// across buckets by one task.
+// so a probe reads one cache line, not the bucket's items. reset(expected)
+// sizes it to dedup_table_slack slots per expected distinct key (at least
+// tuning::dedup_table_start slots) and it doubles when fuller than that:
+// mostly empty, most probes end at their first slot.
+// Reused across buckets by one task, which pass the last bucket's distinct
+// count as the next one's estimate: the buckets are alike (hash spread), so
+// the table seldom grows after the first.
 template <class K, class I>
 class bucket_table {
  public:
-  void reset() {
-    slots_.assign(static_cast<std::size_t>(tuning::dedup_table_start), slot{K{}, empty});
-    mask_ = slots_.size() - 1;
+  // A table for the buckets of a spread by the top `bucket_bits` bits.
+  explicit bucket_table(int bucket_bits) : skip_(bucket_bits) {}
+  void reset(std::size_t expected) {
+    const std::size_t want = std::bit_ceil(std::max<std::size_t>(static_cast<std::size_t>(tuning::dedup_table_start),
+                                                                 tuning::dedup_table_slack * (expected + 1)));
+    slots_.assign(want, slot{K{}, empty});
+    resized();
     entries_ = 0;
   }
   I find_or_add(std::uint64_t hash, const K& key, I k) {
-    if (2 * (entries_ + 1) > slots_.size()) grow();
-    std::uint64_t h = hash & mask_;
+    if (static_cast<std::size_t>(tuning::dedup_table_slack) * (entries_ + 1) > slots_.size()) grow();
+    std::uint64_t h = slot_of(hash);
     for (;;) {
       const slot& at = slots_[h];
       if (at.position == empty) break;
@@ -121,6 +156,8 @@ class bucket_table {
     ++entries_;
     return k;
   }
+  // How many keys it holds.
+  std::size_t size() const { return entries_; }
 
  private:
   struct slot {
@@ -128,13 +165,19 @@ class bucket_table {
     I position;
   };
 
+  // The first slot to probe: the hash's bits just below the bucket's.
+  std::uint64_t slot_of(std::uint64_t hash) const { return (hash << skip_) >> shift_; }
+  void resized() {
+    mask_ = slots_.size() - 1;
+    shift_ = 64 - std::countr_zero(slots_.size());
+  }
   void grow() {
     std::vector<slot> old(2 * slots_.size(), slot{K{}, empty});
     old.swap(slots_);
-    mask_ = slots_.size() - 1;
+    resized();
     for (const slot& at : old) {
       if (at.position == empty) continue;
-      std::uint64_t h = key_hash(at.key) & mask_;
+      std::uint64_t h = slot_of(key_hash(at.key));
       while (slots_[h].position != empty) h = (h + 1) & mask_;
       slots_[h] = at;
     }
@@ -142,11 +185,53 @@ class bucket_table {
 
   static constexpr I empty = std::numeric_limits<I>::max();
   std::vector<slot> slots_;
+  int skip_ = 0;
+  int shift_ = 64;
   std::uint64_t mask_ = 0;
   std::size_t entries_ = 0;
 };
 
-// A key with its running fold, spread into a bucket.
+// body(d, table) for every bucket d of layout, in parallel. A task takes
+// a run of about tuning::dedup_task_buckets buckets and reuses one
+// table, reset for each bucket with the last one's distinct count: a task
+// of one bucket would grow a table from the smallest size every time (each
+// doubling re-inserts every key and maps fresh pages).
+template <class K, class I, class Body>
+void for_each_bucket(const bucket_layout& layout, const Body& body) {
+  parallel_for(layout.buckets, tuning::dedup_task_buckets, [&](std::int64_t lo, std::int64_t hi) {
+    bucket_table<K, I> table(layout.bits);
+    std::size_t expected = 0;
+    for (std::int64_t d = lo; d < hi; ++d) {
+      table.reset(expected);
+      body(d, table);
+      expected = table.size();
+    }
+  });
+}
+
+// first[i] = whether xs[i] is the first occurrence of its value; I holds a
+// position below n (not its largest value). O(n) expected work.
+template <class T, class I>
+void mark_first_occurrences(const T* xs, std::int64_t n, bool* first) {
+  auto spread = buffer<T>::for_overwrite(n);
+  T* s = spread.data();
+  const auto hash = [xs](std::int64_t i) { return key_hash(xs[i]); };
+  const auto layout = spread_by_hash<T>(n, hash, [xs](std::int64_t i) { return xs[i]; }, s);
+  // The first-occurrence flags in bucket order, then back in input order.
+  auto flags = buffer<bool>::for_overwrite(n);
+  bool* f = flags.data();
+  for_each_bucket<T, I>(layout, [&](std::int64_t d, bucket_table<T, I>& table) {
+    const std::int64_t start = layout.starts[static_cast<std::size_t>(d)];
+    const std::int64_t len = layout.length(d);
+    for (std::int64_t k = 0; k < len; ++k) {
+      const T& x = s[start + k];
+      f[start + k] = table.find_or_add(key_hash(x), x, static_cast<I>(k)) == static_cast<I>(k);
+    }
+  });
+  unspread(layout, n, hash, f, first);
+}
+
+// A key with its running fold.
 template <class K, class V>
 struct keyed {
   K key;
@@ -154,50 +239,42 @@ struct keyed {
 };
 
 // The distinct keys of keys[0, n) (in bucket order, not sorted), each with
-// the monoid's left-to-right fold of value(i) over its occurrences in input
-// order. O(n) expected work.
-template <class K, class V, class Value, class Monoid>
-std::pair<array<K>, array<V>> hash_reduce(const K* keys, std::int64_t n, const Value& value, const Monoid& m) {
-  using item = keyed<K, V>;
-  auto spread = buffer<item>::for_overwrite(n);
-  item* s = spread.data();
-  const auto layout = spread_by_hash<item>(
-      n, [keys](std::int64_t i) { return key_hash(keys[i]); },
-      [&](std::int64_t i) { return item{keys[i], value(i)}; }, s);
-  // Each bucket folds in place: its j-th distinct key goes to its j-th
-  // item, which the scan has already read.
-  std::vector<std::int64_t> distinct(static_cast<std::size_t>(layout.buckets + 1), 0);
-  parallel_for(layout.buckets, 1, [&](std::int64_t lo, std::int64_t hi) {
-    bucket_table<K, std::uint32_t> table;
-    for (std::int64_t d = lo; d < hi; ++d) {
-      item* first = s + layout.starts[static_cast<std::size_t>(d)];
-      const std::int64_t len = layout.starts[static_cast<std::size_t>(d + 1)] - layout.starts[static_cast<std::size_t>(d)];
-      table.reset();
-      std::uint32_t count = 0;
-      for (std::int64_t k = 0; k < len; ++k) {
-        const item x = first[k];
-        const std::uint32_t at = table.find_or_add(key_hash(x.key), x.key, count);
-        if (at == count) first[count++] = item{x.key, m(m.identity(), x.value)};
-        else first[at].value = m(first[at].value, x.value);
-      }
-      distinct[static_cast<std::size_t>(d)] = count;
+// the monoid's left-to-right fold of its occurrences' values in input
+// order. The spread carries make(i); the scan folds value_of(item) under
+// key_of(item). O(n) expected work; n below 2^32 - 1.
+template <class K, class V, class Item, class Make, class KeyOf, class ValueOf, class Monoid>
+std::pair<array<K>, array<V>> hash_reduce(const K* keys, std::int64_t n, const Make& make, const KeyOf& key_of,
+                                          const ValueOf& value_of, const Monoid& m) {
+  auto spread = buffer<Item>::for_overwrite(n);
+  const Item* s = spread.data();
+  const auto layout = spread_by_hash<Item>(n, [keys](std::int64_t i) { return key_hash(keys[i]); }, make, spread.data());
+  // Each bucket folds into its own list of distinct keys (in order of first
+  // occurrence); the table maps a key to its place in the list.
+  std::vector<std::vector<keyed<K, V>>> folds(static_cast<std::size_t>(layout.buckets));
+  for_each_bucket<K, std::uint32_t>(layout, [&](std::int64_t d, bucket_table<K, std::uint32_t>& table) {
+    const Item* first = s + layout.starts[static_cast<std::size_t>(d)];
+    const std::int64_t len = layout.length(d);
+    auto& out = folds[static_cast<std::size_t>(d)];
+    for (std::int64_t k = 0; k < len; ++k) {
+      const K key = key_of(first[k]);
+      const auto count = static_cast<std::uint32_t>(out.size());
+      const std::uint32_t at = table.find_or_add(key_hash(key), key, count);
+      if (at == count) out.push_back(keyed<K, V>{key, m(m.identity(), value_of(first[k]))});
+      else out[at].value = m(out[at].value, value_of(first[k]));
     }
   });
-  std::int64_t total = 0;
-  for (auto& c : distinct) {
-    const std::int64_t k = c;
-    c = total;
-    total += k;
-  }
-  auto ko = buffer<K>::for_overwrite(total);
-  auto vo = buffer<V>::for_overwrite(total);
+  std::vector<std::int64_t> at(static_cast<std::size_t>(layout.buckets + 1), 0);
+  for (std::int64_t d = 0; d < layout.buckets; ++d)
+    at[static_cast<std::size_t>(d + 1)] = at[static_cast<std::size_t>(d)] + static_cast<std::int64_t>(folds[static_cast<std::size_t>(d)].size());
+  auto ko = buffer<K>::for_overwrite(at.back());
+  auto vo = buffer<V>::for_overwrite(at.back());
   parallel_for(layout.buckets, 1, [&](std::int64_t lo, std::int64_t hi) {
     for (std::int64_t d = lo; d < hi; ++d) {
-      const item* first = s + layout.starts[static_cast<std::size_t>(d)];
-      const std::int64_t at = distinct[static_cast<std::size_t>(d)];
-      for (std::int64_t j = 0; j < distinct[static_cast<std::size_t>(d + 1)] - at; ++j) {
-        ko[at + j] = first[j].key;
-        vo[at + j] = first[j].value;
+      const auto& f = folds[static_cast<std::size_t>(d)];
+      const std::int64_t base = at[static_cast<std::size_t>(d)];
+      for (std::size_t j = 0; j < f.size(); ++j) {
+        ko[base + static_cast<std::int64_t>(j)] = f[j].key;
+        vo[base + static_cast<std::int64_t>(j)] = f[j].value;
       }
     }
   });
