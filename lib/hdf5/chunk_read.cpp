@@ -95,34 +95,63 @@ bool direct_readable(hid_t dataset, hid_t file_type) {
   return ok && (c == H5T_OPAQUE || ((c == H5T_INTEGER || c == H5T_FLOAT) && H5Tget_order(file_type) == H5T_ORDER_LE));
 }
 
+namespace {
+
+// Chunk c (chunk_bytes + 4 stored bytes) into target, checked. False when it
+// is not as expected (the caller falls back to HDF5's read).
+bool read_one_chunk(hid_t dataset, std::uint64_t c, std::uint64_t chunk, std::size_t chunk_bytes, unsigned char* target) {
+  const hsize_t offset = c * chunk;
+  hsize_t stored = 0;
+  if (H5Dget_chunk_storage_size(dataset, &offset, &stored) < 0 || stored != chunk_bytes + 4) return false;
+  std::uint32_t mask = 0;
+  if (H5Dread_chunk(dataset, H5P_DEFAULT, &offset, &mask, target) < 0 || mask != 0) return false;
+  std::uint32_t sum = 0;
+  std::memcpy(&sum, target + chunk_bytes, 4);  // little-endian, as HDF5 encodes it
+  return sum == fletcher32(target, chunk_bytes);
+}
+
+// Chunk c from the cache, read and checked into its least recently used
+// slot first if it is not there; nullptr when it cannot be read.
+const unsigned char* cached_chunk(chunk_cache& cache, hid_t dataset, std::uint64_t c, std::uint64_t chunk,
+                                  std::size_t chunk_bytes) {
+  std::size_t slot = 0;
+  for (std::size_t i = 0; i < chunk_cache::slots; ++i) {
+    if (cache.chunk[i] == static_cast<std::int64_t>(c) && cache.bytes[i].size() == chunk_bytes + 4) {
+      cache.used[i] = ++cache.clock;
+      return cache.bytes[i].data();
+    }
+    if (cache.used[i] < cache.used[slot]) slot = i;
+  }
+  cache.chunk[slot] = -1;  // until the new chunk is verified
+  cache.bytes[slot].resize(chunk_bytes + 4);
+  if (!read_one_chunk(dataset, c, chunk, chunk_bytes, cache.bytes[slot].data())) return nullptr;
+  cache.chunk[slot] = static_cast<std::int64_t>(c);
+  cache.used[slot] = ++cache.clock;
+  return cache.bytes[slot].data();
+}
+
+}  // namespace
+
 bool read_chunks_direct(hid_t dataset, std::uint64_t chunk, std::size_t size, std::int64_t begin,
-                        std::int64_t end, void* out) {
+                        std::int64_t end, void* out, chunk_cache& cache) {
   if (end <= begin) return true;
   const std::size_t chunk_bytes = static_cast<std::size_t>(chunk) * size;
-  // For chunks that cannot be read in place; kept per thread, so a read does
-  // not map (and the kernel zero) a fresh megabyte each time.
-  thread_local std::vector<unsigned char> scratch;
+  const std::lock_guard lock(cache.mutex);
   auto* dst = static_cast<unsigned char*>(out);
   const auto first = static_cast<std::uint64_t>(begin) / chunk, last = static_cast<std::uint64_t>(end - 1) / chunk;
   for (std::uint64_t c = first; c <= last; ++c) {
     const auto lo = static_cast<std::int64_t>(c * chunk), hi = lo + static_cast<std::int64_t>(chunk);
     const std::int64_t from = lo > begin ? lo : begin, to = hi < end ? hi : end;
     // A whole chunk whose 4 trailing checksum bytes land inside out (they
-    // are overwritten by the next chunk) is read in place; others via scratch.
-    const bool in_place = from == lo && to == hi && to < end;
-    if (!in_place) scratch.resize(chunk_bytes + 4);
-    unsigned char* target = in_place ? dst + (lo - begin) * static_cast<std::int64_t>(size) : scratch.data();
-    const hsize_t offset = c * chunk;
-    hsize_t stored = 0;
-    if (H5Dget_chunk_storage_size(dataset, &offset, &stored) < 0 || stored != chunk_bytes + 4) return false;
-    std::uint32_t mask = 0;
-    if (H5Dread_chunk(dataset, H5P_DEFAULT, &offset, &mask, target) < 0 || mask != 0) return false;
-    std::uint32_t sum = 0;
-    std::memcpy(&sum, target + chunk_bytes, 4);  // little-endian, as HDF5 encodes it
-    if (sum != fletcher32(target, chunk_bytes)) return false;
-    if (!in_place)
-      std::memcpy(dst + (from - begin) * static_cast<std::int64_t>(size), target + (from - lo) * static_cast<std::int64_t>(size),
-                  static_cast<std::size_t>(to - from) * size);
+    // are overwritten by the next chunk) is read in place; others via the cache.
+    if (from == lo && to == hi && to < end) {
+      if (!read_one_chunk(dataset, c, chunk, chunk_bytes, dst + (lo - begin) * static_cast<std::int64_t>(size))) return false;
+      continue;
+    }
+    const unsigned char* src = cached_chunk(cache, dataset, c, chunk, chunk_bytes);
+    if (src == nullptr) return false;
+    std::memcpy(dst + (from - begin) * static_cast<std::int64_t>(size), src + (from - lo) * static_cast<std::int64_t>(size),
+                static_cast<std::size_t>(to - from) * size);
   }
   return true;
 }
