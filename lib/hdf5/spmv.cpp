@@ -45,9 +45,9 @@ constexpr std::int64_t plan_entries = std::int64_t{1} << 20;
 constexpr std::int64_t row_bytes = sizeof(std::int64_t);
 constexpr std::int64_t entry_bytes = sizeof(std::int32_t) + sizeof(double);
 // Entries between prefetching x[cols[k]] and reading it in the SpMV's rows:
-// about two rows of the generated matrices ahead, enough to cover a miss to
+// about four rows of the generated matrices ahead, enough to cover a miss to
 // memory at the rate the fold consumes entries.
-constexpr std::int64_t prefetch_distance = 32;
+constexpr std::int64_t prefetch_distance = 64;
 
 // One block's memory: its offsets, columns and values. Allocated once per
 // slot, at the largest block's size, and reused: the budget is allocated
