@@ -6,6 +6,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <mutex>
+#include <vector>
 
 namespace vseg::hdf5::detail {
 
@@ -16,14 +18,29 @@ std::uint32_t fletcher32(const unsigned char* data, std::size_t len);
 // only filter Fletcher-32, stored in the machine's byte order. O(1).
 bool direct_readable(hid_t dataset, hid_t file_type);
 
+// The last few partial chunks a dataset's direct reads verified, by chunk
+// index. Blocks rarely start or end on a chunk boundary, so the chunk a
+// block ends in is the one the next block starts in; and the offsets a plan
+// reads in windows are read again block by block. Kept, such a chunk is
+// neither read nor checked twice.
+struct chunk_cache {
+  static constexpr std::size_t slots = 3;
+  std::vector<unsigned char> bytes[slots];
+  std::int64_t chunk[slots] = {-1, -1, -1};  // -1: empty or not verified
+  std::uint64_t used[slots] = {0, 0, 0};     // last use, for least-recently-used replacement
+  std::uint64_t clock = 0;
+  std::mutex mutex;  // one read at a time through a cache
+};
+
 // Elements [begin, end) of a direct-readable dataset with chunks of `chunk`
 // elements of `size` bytes into out: every whole chunk read with
 // H5Dread_chunk straight into place and its checksum verified here (HDF5's
-// pipeline verifies at a fraction of the disk's rate and copies twice).
-// Returns false, having written nothing it vouches for, when any chunk is
-// not as expected (a checksum mismatch, a filter skipped, an error): the
-// caller then reads through HDF5, which reports the problem. O(end - begin).
+// pipeline verifies at a fraction of the disk's rate and copies twice), the
+// partial ones through `cache`. Returns false, having written nothing it
+// vouches for, when any chunk is not as expected (a checksum mismatch, a
+// filter skipped, an error): the caller then reads through HDF5, which
+// reports the problem. O(end - begin + chunk).
 bool read_chunks_direct(hid_t dataset, std::uint64_t chunk, std::size_t size, std::int64_t begin,
-                        std::int64_t end, void* out);
+                        std::int64_t end, void* out, chunk_cache& cache);
 
 }  // namespace vseg::hdf5::detail

@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <memory>
 #include <sstream>
 #include <string_view>
 
@@ -214,7 +215,8 @@ struct reader::state {
   std::int64_t depth = 0;
   handle file;
   std::vector<handle> offsets, values, value_types;
-  std::vector<bool> offsets_direct, values_direct;  // readable by detail::read_chunks_direct
+  // The caches of the datasets detail::read_chunks_direct can read; null for the others.
+  std::vector<std::unique_ptr<detail::chunk_cache>> offsets_direct, values_direct;
   std::vector<std::int64_t> segments;
   std::vector<field> fields;
   std::int64_t elements = 0;
@@ -261,13 +263,13 @@ struct reader::state {
   }
 
   void read(hid_t dataset, const std::string& name, hid_t mem_type, std::int64_t begin, std::int64_t end,
-            void* out, bool direct = false) const {
+            void* out, detail::chunk_cache* direct = nullptr) const {
     if (end <= begin) return;
-    // Reads of a chunk or more directly (chunk_read.hpp); smaller ones
-    // through HDF5 and its chunk cache, which serves the many small reads of
-    // small blocks without re-reading and re-checking a chunk each time.
-    if (direct && end - begin >= static_cast<std::int64_t>(chunk_elements)) {
-      if (detail::read_chunks_direct(dataset, chunk_elements, H5Tget_size(mem_type), begin, end, out)) return;
+    // Reads directly (chunk_read.hpp) where the dataset allows, the partial
+    // chunks kept in its cache so that the many small reads of small blocks
+    // do not re-read and re-check a chunk each time; the rest through HDF5.
+    if (direct != nullptr) {
+      if (detail::read_chunks_direct(dataset, chunk_elements, H5Tget_size(mem_type), begin, end, out, *direct)) return;
       H5Eclear2(H5E_DEFAULT);
     }
     const hsize_t start = static_cast<hsize_t>(begin), n = static_cast<hsize_t>(end - begin);
@@ -319,7 +321,8 @@ reader::reader(std::string path) : s_(new state) {
     if (!type_matches(type.get(), {element_type::kind::signed_integer, 8}))
       fail("read", s.path, name, "offsets are not 64-bit signed integers");
     if (n == 0) fail("read", s.path, name, "empty (needs at least the leading 0)");
-    s.offsets_direct.push_back(detail::direct_readable(s.offsets.back().get(), type.get()));
+    s.offsets_direct.push_back(detail::direct_readable(s.offsets.back().get(), type.get())
+                                   ? std::make_unique<detail::chunk_cache>() : nullptr);
     s.segments.push_back(static_cast<std::int64_t>(n) - 1);
   }
   std::stringstream names(field_list);
@@ -341,7 +344,8 @@ reader::reader(std::string path) : s_(new state) {
     s.elements = static_cast<std::int64_t>(n);
     s.fields.push_back({name, t});
     s.value_types.push_back(type_of(t, false));
-    s.values_direct.push_back(detail::direct_readable(s.values.back().get(), stored.get()));
+    s.values_direct.push_back(detail::direct_readable(s.values.back().get(), stored.get())
+                                  ? std::make_unique<detail::chunk_cache>() : nullptr);
   }
   // The ends of every offsets level must meet the level below.
   for (std::int64_t k = 0; k < s.depth; ++k) {
@@ -384,7 +388,7 @@ void reader::read_offsets(std::int64_t level, std::int64_t begin, std::int64_t e
   const std::string name = offsets_name(level);
   if (begin < 0 || end > n || begin > end) fail("read", s_->path, name, "range [", begin, ", ", end, ") outside [0, ", n, "]");
   s_->read(s_->offsets[static_cast<std::size_t>(level)].get(), name, H5T_NATIVE_INT64, begin, end, out,
-           s_->offsets_direct[static_cast<std::size_t>(level)]);
+           s_->offsets_direct[static_cast<std::size_t>(level)].get());
   const std::int64_t next = level + 1 < s_->depth ? s_->segments[static_cast<std::size_t>(level) + 1] : s_->elements;
   for (std::int64_t i = 0; i < end - begin; ++i)
     if (out[i] < 0 || out[i] > next || (i > 0 && out[i] < out[i - 1]))
@@ -399,7 +403,7 @@ void reader::read_values(std::size_t field_index, std::int64_t begin, std::int64
   if (begin < 0 || end > s_->elements || begin > end)
     fail("read", s_->path, name, "range [", begin, ", ", end, ") outside [0, ", s_->elements, "]");
   s_->read(s_->values[field_index].get(), name, s_->value_types[field_index].get(), begin, end, out,
-           s_->values_direct[field_index]);
+           s_->values_direct[field_index].get());
 }
 
 }  // namespace vseg::hdf5

@@ -44,6 +44,10 @@ constexpr std::int64_t plan_entries = std::int64_t{1} << 20;
 // Bytes of a row besides its entries: one offsets entry.
 constexpr std::int64_t row_bytes = sizeof(std::int64_t);
 constexpr std::int64_t entry_bytes = sizeof(std::int32_t) + sizeof(double);
+// Entries between prefetching x[cols[k]] and reading it in the SpMV's rows:
+// about four rows of the generated matrices ahead, enough to cover a miss to
+// memory at the rate the fold consumes entries.
+constexpr std::int64_t prefetch_distance = 64;
 
 // One block's memory: its offsets, columns and values. Allocated once per
 // slot, at the largest block's size, and reused: the budget is allocated
@@ -224,13 +228,32 @@ spmv_result pagerank_spmv(const std::string& path, const spmv_options& options) 
       double* ys = y.data() + r0;
       const auto columns_bound = static_cast<std::uint64_t>(n);
       detail::parallel_for(r1 - r0, 2048, [&](std::int64_t lo, std::int64_t hi) {
+        // The entries [a, z) of the rows [lo, hi), relative to the block.
+        const std::int64_t chunk_end = offsets[hi] - e0;
+        // x[cols[k]] is asked for prefetch_distance entries before it is
+        // read (the gathers miss once x is larger than the cache), and each
+        // column is range-checked as it is prefetched, in the same pass.
+        // Only a row after a bad column is checked again, entry by entry,
+        // to name it.
+        std::int64_t ahead = offsets[lo] - e0;
+        bool all_ok = true;
+        auto prefetch_to = [&](std::int64_t k) {
+          for (const std::int64_t end = std::min(k, chunk_end); ahead < end; ++ahead) {
+            const auto c = static_cast<std::uint32_t>(cols[ahead]);
+            all_ok &= c < columns_bound;
+            __builtin_prefetch(xs + std::min<std::uint64_t>(c, columns_bound - 1));
+          }
+        };
         for (std::int64_t i = lo; i < hi; ++i) {
           const std::int64_t a = offsets[i] - e0, z = offsets[i + 1] - e0;
-          bool ok = true;
-          for (std::int64_t k = a; k < z; ++k) ok &= static_cast<std::uint32_t>(cols[k]) < columns_bound;
-          if (!ok) {
-            bad_row.store(r0 + i);
-            continue;
+          prefetch_to(z + prefetch_distance);
+          if (!all_ok) {
+            bool ok = true;
+            for (std::int64_t k = a; k < z; ++k) ok &= static_cast<std::uint32_t>(cols[k]) < columns_bound;
+            if (!ok) {
+              bad_row.store(r0 + i);
+              continue;
+            }
           }
           ys[i] = detail::fold_range_by([&](std::int64_t k) { return vals[k] * xs[cols[k]]; }, a, z, 0.0, plus<double>{});
         }

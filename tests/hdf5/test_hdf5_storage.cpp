@@ -15,6 +15,7 @@
 #include "vseg/hdf5/nested.hpp"
 // Internal to vseg-hdf5, tested here: the checksum of the direct chunk reads.
 #include "../../lib/hdf5/chunk_read.hpp"
+#include "temp_dir.hpp"
 
 namespace fs = std::filesystem;
 using vseg::array;
@@ -24,9 +25,7 @@ namespace {
 
 // A fresh path in a per-process temporary directory.
 std::string temp_path(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("vseg-hdf5-test-" + std::to_string(getpid()));
-  fs::create_directories(dir);
-  return (dir / name).string();
+  return vseg::test::temp_file("vseg-hdf5-test", name);
 }
 
 struct point {

@@ -15,6 +15,7 @@
 #include "vseg/hdf5/nested.hpp"
 #include "vseg/ooc/blocked.hpp"
 #include "vseg/ooc/blocked_run.hpp"
+#include "temp_dir.hpp"
 
 namespace fs = std::filesystem;
 using vseg::array;
@@ -24,9 +25,7 @@ namespace ooc = vseg::ooc;
 namespace {
 
 std::string temp_path(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("vseg-blocked-test-" + std::to_string(getpid()));
-  fs::create_directories(dir);
-  return (dir / name).string();
+  return vseg::test::temp_file("vseg-blocked-test", name);
 }
 
 // Schedules from one block in flight to everything, on both runners.

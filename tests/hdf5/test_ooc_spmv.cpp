@@ -15,6 +15,7 @@
 #include "vseg/hdf5/file.hpp"
 #include "vseg/nested.hpp"
 #include "vseg/ooc/spmv.hpp"
+#include "temp_dir.hpp"
 
 namespace fs = std::filesystem;
 using vseg::array;
@@ -23,9 +24,7 @@ using vseg::nested;
 namespace {
 
 std::string temp_path(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("vseg-ooc-test-" + std::to_string(getpid()));
-  fs::create_directories(dir);
-  return (dir / name).string();
+  return vseg::test::temp_file("vseg-ooc-test", name);
 }
 
 // The in-memory PageRank-style iterations on the whole matrix read from path.

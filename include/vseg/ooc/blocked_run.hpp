@@ -53,16 +53,21 @@ template <class T, class Monoid>
 array<T> fold_s(const blocked<T>& xss, const Monoid& m, const schedule& s = {}) {
   std::vector<array<T>> per_block(xss.blocks().size());
   run(xss, s, [&](std::int64_t b, const nested<T>& block) { per_block[static_cast<std::size_t>(b)] = vseg::fold_s(block, m); });
-  std::vector<T> out;
-  out.reserve(static_cast<std::size_t>(xss.size()));
+  // Each block's results copied in one go (a push_back per segment was 2%
+  // of the blocked sum's CPU), the first piece of a continued segment combined.
+  auto out = buffer<T>::for_overwrite(xss.size());
+  std::int64_t filled = 0;
   for (std::size_t b = 0; b < per_block.size(); ++b) {
-    const bool continues = xss.blocks()[b].piece > 0;
-    for (std::int64_t i = 0; i < per_block[b].size(); ++i) {
-      if (continues && i == 0) out.back() = m(out.back(), per_block[b][0]);
-      else out.push_back(per_block[b][i]);
+    const array<T>& r = per_block[b];
+    std::int64_t i = 0;
+    if (xss.blocks()[b].piece > 0 && r.size() > 0) {
+      out.data()[filled - 1] = m(out.data()[filled - 1], r[0]);
+      i = 1;
     }
+    std::copy(r.data() + i, r.data() + r.size(), out.data() + filled);
+    filled += r.size() - i;
   }
-  return array<T>(std::move(out));
+  return std::move(out).freeze();
 }
 
 // Per segment, the sum. O(elements + segments).
