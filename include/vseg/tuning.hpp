@@ -34,8 +34,14 @@ inline constexpr std::int64_t serial_cutoff = 16384;
 static_assert(serial_cutoff <= flat_block && serial_cutoff <= segmented_block);
 
 // Grain size for element-wise loops (map, tabulate, gathers): large enough
-// that the loop body, not the scheduler, dominates.
-inline constexpr std::int64_t elementwise_grain = 8192;
+// that the loop body, not the scheduler, dominates. Equal to serial_cutoff,
+// so an element-wise loop over at most that many elements runs serially like
+// every other primitive. At 8192, the loops over 8-16 Ki elements forked two
+// tasks each: a float add over 10,000 elements is a few microseconds of
+// work, less than waking a sleeping worker, and Delaunay (thousands of such
+// loops) ran slower on 2 threads than on 1 (notes/vcode.md, "Forks below
+// the cutoff").
+inline constexpr std::int64_t elementwise_grain = serial_cutoff;
 
 // Indices checked at a time by the checked gathers (detail/gather.hpp:
 // bpermute, index_l over one physical segment) before they are gathered
