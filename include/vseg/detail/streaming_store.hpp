@@ -1,9 +1,12 @@
-// How a kernel writes one result per segment: a plain store, or a streaming
-// (non-temporal) store that bypasses the cache. A segmented fold over many
-// short segments writes a result per few elements; when that output is
-// larger than the cache, a plain store first reads every line it writes
-// (the read-for-ownership), traffic the streaming store does not pay. The
-// choice and its measurements: notes/bench-primitives.md.
+// How a kernel writes one long output stream: a plain store, or a streaming
+// (non-temporal) store that bypasses the cache. When the output is larger
+// than the cache, a plain store first reads every line it writes (the
+// read-for-ownership), traffic the streaming store does not pay. Used where
+// the output is written one entry at a time in order: slice_l's starts
+// (extract.hpp), index_l's gathers (expression.hpp) and a repeated
+// descriptor's ids (vsegd.hpp). Tried and rejected for the per-segment
+// results of a segmented fold, whose small stores interleave with the
+// reads. Measurements: notes/bench.md and notes/bench-primitives.md.
 #pragma once
 
 #include <bit>
