@@ -6,7 +6,9 @@
 #include <doctest/doctest.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <new>
 #include <stdexcept>
@@ -100,4 +102,28 @@ TEST_CASE("index_buffers: a refused request leaves the cache usable") {
   CHECK(big[n - 1] == 0);
   CHECK(vseg::reduce(big, vseg::plus<std::int64_t>{}) == 0);
   CHECK(small.size() == 1000);
+}
+
+TEST_CASE("index_buffers: a large fill of zero bytes is a slice of the shared zeros, writing nothing") {
+  const std::int64_t n = vseg::tuning::shared_zero_fill_min_bytes / 8;
+  auto a = vseg::fill<std::int64_t>(2 * n, 0);
+  auto b = vseg::fill<std::int64_t>(n, 0);
+  REQUIRE(a.size() == 2 * n);
+  CHECK(a.shares_buffer_with(b));  // no element written: one mapping
+  CHECK(vseg::sum(a) == 0);
+  CHECK(a.writable_if_unique().empty());  // read-only: never written in place
+  auto zeros = vseg::fill<double>(n, 0.0);
+  CHECK(zeros[n - 1] == 0.0);
+  CHECK_FALSE(std::signbit(zeros[0]));
+  // -0.0 is not all zero bytes: written copies, each with its sign.
+  auto negative = vseg::fill<double>(n, -0.0);
+  CHECK(std::signbit(negative[n / 2]));
+  CHECK_FALSE(negative.shares_buffer_with(zeros));
+  CHECK_FALSE(negative.writable_if_unique().empty());
+  // Below the threshold a fill is an ordinary buffer of its own.
+  auto small = vseg::fill<std::int64_t>(16, 0);
+  CHECK_FALSE(small.writable_if_unique().empty());
+  // A fill far beyond memory: O(1), or a clear error naming fill and n.
+  for (std::int64_t m : {two_to(44), two_to(61), int64_max})
+    check_huge(m, "fill", [](std::int64_t k) { return vseg::fill<std::int64_t>(k, 0); });
 }

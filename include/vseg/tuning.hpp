@@ -122,6 +122,12 @@ inline constexpr std::int64_t fold_short_max = 4;
 // (notes/bench-primitives.md).
 inline constexpr std::int64_t streaming_store_min_bytes = std::int64_t{32} << 20;
 
+// fill(n, v) with v's bytes all zero returns a slice of the shared zero
+// mapping (detail/index_buffers.hpp) instead of writing n copies once the
+// fill takes at least this many bytes: 1 MiB, where writing the copies costs
+// more than the mapping's few read faults (huge zero pages).
+inline constexpr std::int64_t shared_zero_fill_min_bytes = std::int64_t{1} << 20;
+
 // The buffer allocator behind buffer<T> (lib/allocator.cpp; the policy and
 // its measurements are in notes/allocator.md). Requests below
 // allocator_small_limit bytes go to the global operator new; from

@@ -5,11 +5,17 @@
 #include <type_traits>
 
 #include "vseg/array.hpp"
+#include "vseg/detail/index_buffers.hpp"
 #include "vseg/detail/parallel.hpp"
+#include "vseg/tuning.hpp"
 
 namespace vseg {
 
 // [f(0), f(1), ..., f(n-1)]; f is called once per index, in parallel. O(n).
+// Plain stores, also for outputs larger than the cache: streaming stores
+// measured slower here (treeLookup's tabulates 195-220 against 133-141 ms,
+// notes/bench.md), since the reader that follows finds none of the output
+// in the cache.
 template <class F>
 auto tabulate(std::int64_t n, F&& f) {
   using T = std::remove_cvref_t<std::invoke_result_t<F&, std::int64_t>>;
@@ -39,10 +45,17 @@ array<T> iota(std::int64_t n, T start = T(0), std::type_identity_t<T> stride = T
   }
 }
 
-// n copies of value. O(n).
+// n copies of value. O(n); O(1) amortised for a large fill of a value whose
+// bytes are all zero: a slice of one shared, never-written mapping of zero
+// pages (detail/index_buffers.hpp), as calloc hands out fresh zero pages.
 template <class T>
 array<T> fill(std::int64_t n, const T& value) {
   if (n < 0) detail::throw_invalid("fill", "negative size ", n);
+  if constexpr (std::is_trivially_copyable_v<T>) {
+    if (n >= tuning::shared_zero_fill_min_bytes / static_cast<std::int64_t>(sizeof(T)) &&
+        detail::all_zero_bytes(value))
+      return detail::shared_zeros<T>(n, "fill");
+  }
   return tabulate(n, [&](std::int64_t) { return value; });
 }
 
