@@ -37,12 +37,15 @@ array<std::int64_t> tree_lookup(nested<std::int64_t> tables, nested<std::int64_t
     // Two subproblems per subproblem: each segment split into its halves.
     const auto twos = vseg::fill<std::int64_t>(n, 2);  // shared by both expands
     auto doubled = vseg::expand(twos, queries);
-    auto lengths = doubled.lengths();
+    // Subproblem j splits into [take half xs, drop half xs], half = |xs| / 2:
+    // segments 2j and 2j + 1 of `doubled`, sliced by j's own length.
+    const auto lengths = queries.lengths();  // the physical lengths: no copy
     auto starts = vseg::tabulate(2 * n, [&](std::int64_t k) {
-      return k % 2 == 0 ? std::int64_t{0} : lengths[k] / 2;
+      return k % 2 == 0 ? std::int64_t{0} : lengths[k / 2] / 2;
     });
     auto halves = vseg::tabulate(2 * n, [&](std::int64_t k) {
-      return k % 2 == 0 ? lengths[k] / 2 : lengths[k] - lengths[k] / 2;
+      const std::int64_t len = lengths[k / 2];
+      return k % 2 == 0 ? len / 2 : len - len / 2;
     });
     queries = vseg::slice_l(doubled, starts, halves);
     // The lifted body needs the table once per subproblem: lifted replicate.
