@@ -123,6 +123,11 @@ array<typename E::value_type> fold_pieces(const expr<E>& e, const Monoid& mon) {
   if constexpr (flat_expression<std::remove_cvref_t<decltype(e.local)>>) {
     if (e.local.flat()) {
       const auto read = access::flat_cursor(e.local, &bad);
+      if (consecutive_whole_pieces(*e.where)) {  // SpMV's case: no per-piece placement read
+        out = fold_consecutive_flat<T>(*e.where, s, read, mon);
+        if (bad.any()) vseg::detail::throw_expression_error(e.local, bad.position());
+        return out;
+      }
       out = global_fold<T>(
           *e.where, s.segments(), starts,
           [&](std::int64_t, std::int64_t lo, std::int64_t hi) {
