@@ -18,9 +18,18 @@
 // Matrices: the 27-point stencil on an n^3 grid and an R-MAT graph of
 // 2^scale vertices and edge factor 16.
 //
+// Threads: PETSc runs one thread per rank. vseg's TBB would start as many
+// threads as the rank's CPU mask allows; with more ranks than cores
+// (oversubscribed, Open MPI then binds nothing) that is every core per rank.
+// Each rank is therefore limited to its share of the node's cores (at least
+// one), so that neither contender runs more threads than the machine has
+// cores: bound to a core each (2 ranks on 2 cores) that is TBB's default.
+//
 //   mpiexec -n 2 ./spmv_petsc [n=64] [scale=18] [rounds=30]
 #include <mpi.h>
 #include <petscmat.h>
+#include <tbb/global_control.h>
+#include <tbb/info.h>
 
 #include <algorithm>
 #include <cmath>
@@ -28,7 +37,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
+#include <memory>
 #include <optional>
+#include <thread>
 #include <vector>
 
 #include "../../examples/dist/dist_spmv.hpp"
@@ -170,6 +181,21 @@ int main(int argc, char** argv) {
   int petsc_argc = 1;
   char** petsc_argv = argv;
   check_petsc(PetscInitialize(&petsc_argc, &petsc_argv, nullptr, nullptr), "PetscInitialize");
+  // This rank's share of the node's cores (see the top of the file).
+  MPI_Comm node = MPI_COMM_NULL;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  int on_node = 1;
+  MPI_Comm_size(node, &on_node);
+  MPI_Comm_free(&node);
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int threads = std::max(1, std::min(tbb::info::default_concurrency(), cores / on_node));
+  const auto limit = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism,
+                                                           static_cast<std::size_t>(threads));
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank == 0)
+    std::printf("spmv_petsc: %d ranks on this node, %d cores: %d TBB thread(s) per rank for vseg, 1 for PETSc\n",
+                on_node, cores, threads);
   const std::int64_t n = argc > 1 ? std::atoll(argv[1]) : 64;
   const int scale = argc > 2 ? std::atoi(argv[2]) : 18;
   const int rounds = argc > 3 ? std::atoi(argv[3]) : 30;

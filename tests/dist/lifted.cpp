@@ -287,11 +287,16 @@ TEST_CASE("index_l(replicate(n, x), is): x replicated sends nothing; x sharded u
     if (x->spec() == sharding::replicated()) CHECK(t.calls == 0);
     else CHECK((t.calls == 1 && t.by_function["MPI_Alltoallv"].first == 1));  // the plan's, no agreement
   }
-  // An index outside x: the same out_of_range on every rank.
-  variable<std::int64_t> bad{{1}, {rank() == nranks() - 1 ? n : 0}};
-  const auto bad_is = nested<std::int64_t>::from_segments(bad, MPI_COMM_WORLD);
-  for (const auto* x : {&x_split, &x_everywhere})
-    CHECK_THROWS_AS((void)index_l(replicate(bad_is.global_segments(), *x), bad_is), std::out_of_range);
+  // An index outside x, past its end or negative: the same out_of_range on
+  // every rank, from the plan (the products then read its slots unchecked).
+  for (const std::int64_t outside : {n, std::int64_t{-1}}) {
+    variable<std::int64_t> bad{{1}, {rank() == nranks() - 1 ? outside : 0}};
+    const auto bad_is = nested<std::int64_t>::from_segments(bad, MPI_COMM_WORLD);
+    for (const auto* x : {&x_split, &x_everywhere}) {
+      CAPTURE(outside);
+      CHECK_THROWS_AS((void)index_l(replicate(bad_is.global_segments(), *x), bad_is), std::out_of_range);
+    }
+  }
   MPI_Barrier(MPI_COMM_WORLD);
 }
 

@@ -23,14 +23,18 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <span>
+#include <stdexcept>
+#include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "vseg/dist/detail/global_fold.hpp"
+#include "vseg/dist/detail/planned_index.hpp"
 #include "vseg/dist/mesh.hpp"
 #include "vseg/dist/nested.hpp"
 #include "vseg/nested.hpp"
@@ -119,6 +123,11 @@ array<typename E::value_type> fold_pieces(const expr<E>& e, const Monoid& mon) {
   if constexpr (flat_expression<std::remove_cvref_t<decltype(e.local)>>) {
     if (e.local.flat()) {
       const auto read = access::flat_cursor(e.local, &bad);
+      if (consecutive_whole_pieces(*e.where)) {  // SpMV's case: no per-piece placement read
+        out = fold_consecutive_flat<T>(*e.where, s, read, mon);
+        if (bad.any()) vseg::detail::throw_expression_error(e.local, bad.position());
+        return out;
+      }
       out = global_fold<T>(
           *e.where, s.segments(), starts,
           [&](std::int64_t, std::int64_t lo, std::int64_t hi) {
@@ -216,6 +225,9 @@ struct gather_plan {
   std::uint64_t source_hash;
   std::optional<global_indexer> fetch;
   array<I> slots;
+  // Every slot is in [0, bound): x's local entries (replicated: all of x;
+  // sharded: this rank's own, then the fetched ones).
+  std::int64_t bound = 0;
 };
 
 }  // namespace detail
@@ -223,10 +235,14 @@ struct gather_plan {
 // [[x[i] | i <- is_k] | k]: lifted indexing into a replicated distributed
 // array, delayed. x replicated: local, no message. x sharded (any contiguous
 // spec; indices name its global elements): this rank's own x entries are
-// copied, and one take fetches the distinct others named here (the plan, built once per indices array and placement
-// of x, is cached in `is`; after its first product a take sends its
-// MPI_Alltoallv only, no agreement message: see take_agreed). Throws std::out_of_range on every rank for an
-// index outside x, std::invalid_argument if n is not is's segment count.
+// copied, and one take fetches the distinct others named here. The plan,
+// built once per indices array and placement of x, is cached in `is`; after
+// its first product a take sends its MPI_Alltoallv only, no agreement
+// message (see take_agreed). The plan checks every index once, so the
+// local reads are unchecked (detail/planned_index.hpp). Throws
+// std::out_of_range on every rank for an index outside x (when the plan is
+// built), std::invalid_argument if n is not is's segment count.
+// O(local indices) per call, plus the exchange.
 template <class T, class I>
 auto index_l(const replicated<T>& r, const nested<I>& is) {
   detail::require_pieces(is, "dist::index_l");
@@ -261,6 +277,7 @@ auto index_l(const replicated<T>& r, const nested<I>& is) {
         }
       detail::agree(where->comm, errs);
       built->slots = idx.slice(0, shape.elements());
+      built->bound = xw->where.elements;
     } else {
       // The distinct indices this rank's own x entries do not cover: only
       // those are fetched; an index into the own entries reads them in place
@@ -273,8 +290,17 @@ auto index_l(const replicated<T>& r, const nested<I>& is) {
       std::sort(remote.begin(), remote.end());
       remote.erase(std::unique(remote.begin(), remote.end()), remote.end());
       built->fetch.emplace(distribution::from_agreed_offsets(xw->where.first_element, xw->rank), remote,
-                           where->comm);
+                           where->comm);  // checks every remote index, on every rank together
       const std::int64_t own = own_last - own_first;
+      built->bound = own + static_cast<std::int64_t>(remote.size());
+      // Slots are below x's element count (own entries and distinct others);
+      // only an x longer than I can count needs the slots' bound agreed.
+      if (xw->where.elements - 1 > static_cast<std::int64_t>(std::numeric_limits<I>::max())) {
+        detail::error_collector errs("dist::index_l", where->rank);
+        if (built->bound - 1 > static_cast<std::int64_t>(std::numeric_limits<I>::max()))
+          errs.invalid(built->bound, " own and fetched x entries do not fit the indices' type");
+        detail::agree(where->comm, errs);
+      }
       auto slots = buffer<I>::for_overwrite(shape.elements());
       for (std::int64_t k = 0; k < shape.elements(); ++k) {
         const std::int64_t i = idx[k];
@@ -288,10 +314,16 @@ auto index_l(const replicated<T>& r, const nested<I>& is) {
     plan = built;
   }
   const auto [lengths, data] = detail::nested_access::contiguous(r.x);
-  if (local_x) {
-    auto local = vseg::index_l(vseg::replicate(shape.segments(), data), vseg::nested<I>::from_segd(shape, plan->slots));
-    return expr<decltype(local)>{where, std::move(local)};
-  }
+  // The slots are read unchecked (detail/planned_index.hpp): the plan checked
+  // the indices; here only that the source has the plan's length. O(1).
+  const auto planned = [&](array<T> src) {
+    if (src.size() != plan->bound)
+      throw std::logic_error("vseg::dist::index_l: x's local entries number " + std::to_string(src.size()) +
+                             ", the gather plan's " + std::to_string(plan->bound) + " (a placement broke its invariant)");
+    detail::planned_index_expr<T, I> local(std::move(src), vseg::nested<I>::from_segd(shape, plan->slots));
+    return expr<detail::planned_index_expr<T, I>>{where, std::move(local)};
+  };
+  if (local_x) return planned(data);
   // This rank's x entries, then the fetched ones, in a buffer of the library's
   // allocator, which reuses freed blocks: no zero fill, no fresh pages.
   auto fetched = buffer<T>::for_overwrite(data.size() + plan->fetch->size());
@@ -302,9 +334,7 @@ auto index_l(const replicated<T>& r, const nested<I>& is) {
   // part has the plan's size by construction. Only the plan's first product
   // makes the checked take (detail/global_indexer_templates.hpp).
   plan->fetch->take_agreed(std::span<const T>(data.begin(), data.end()), fetched.span().subspan(data.size()));
-  array<T> ghost = std::move(fetched).freeze();
-  auto local = vseg::index_l(vseg::replicate(shape.segments(), ghost), vseg::nested<I>::from_segd(shape, plan->slots));
-  return expr<decltype(local)>{where, std::move(local)};
+  return planned(std::move(fetched).freeze());
 }
 
 // The virtual segments whose flag is true (flags: one per local piece),

@@ -100,17 +100,22 @@ std::shared_ptr<const row_fold> plan_row_fold(std::shared_ptr<const process_mesh
 // one MPI_Alltoallv. O(rows + received values).
 template <class T, class Monoid>
 array<T> fold_across(const row_fold& plan, const array<T>& partials, const Monoid& mon) {
-  std::vector<T> send(plan.send_rows.size()), received(plan.recv_rows.size());
-  for (std::size_t k = 0; k < send.size(); ++k) send[k] = partials[plan.send_rows[k]];
+  // A process row of one rank owns all its rows, and an empty row's partial
+  // is already the identity: nothing to send or combine (no MPI call).
+  if (plan.mesh->cols() == 1) return partials;
+  auto send = buffer<T>::for_overwrite(static_cast<std::int64_t>(plan.send_rows.size()));
+  auto received = buffer<T>::for_overwrite(static_cast<std::int64_t>(plan.recv_rows.size()));
+  for (std::size_t k = 0; k < plan.send_rows.size(); ++k) send[static_cast<std::int64_t>(k)] = partials[plan.send_rows[k]];
   check_mpi(MPI_Alltoallv(send.data(), plan.send_counts.data(), plan.send_displs.data(), datatype<T>(),
                           received.data(), plan.recv_counts.data(), plan.recv_displs.data(), datatype<T>(),
                           plan.mesh->row_comm()),
             "MPI_Alltoallv");
   auto out = buffer<T>::for_overwrite(plan.owned);
   std::vector<char> seen(static_cast<std::size_t>(plan.owned), 0);
-  for (std::size_t k = 0; k < received.size(); ++k) {
+  for (std::size_t k = 0; k < plan.recv_rows.size(); ++k) {
     const auto r = static_cast<std::size_t>(plan.recv_rows[k]);
-    out[plan.recv_rows[k]] = seen[r] ? mon(out[plan.recv_rows[k]], received[k]) : received[k];
+    const T& value = received[static_cast<std::int64_t>(k)];
+    out[plan.recv_rows[k]] = seen[r] ? mon(out[plan.recv_rows[k]], value) : value;
     seen[r] = 1;
   }
   for (std::int64_t r = 0; r < plan.owned; ++r)

@@ -22,10 +22,13 @@
 #include <vector>
 
 #include "vseg/detail/fold_range.hpp"
+#include "vseg/detail/fused_fold.hpp"
+#include "vseg/detail/merge_path.hpp"
 #include "vseg/detail/parallel.hpp"
 #include "vseg/dist/datatype.hpp"
 #include "vseg/dist/detail/exchange.hpp"
 #include "vseg/dist/detail/placement.hpp"
+#include "vseg/segd.hpp"
 #include "vseg/tuning.hpp"
 
 namespace vseg::dist::detail {
@@ -107,6 +110,68 @@ std::vector<T> earlier_values(const placement& w, std::int64_t pieces, const std
     if (heads[4 * r + 2] == id) chain.insert(chain.end(), at, at + heads[4 * r + 3]);
   }
   return chain;
+}
+
+// Whether this rank's pieces are whole, consecutive global segments laid out
+// in order (every contiguous spec but `split`): local piece j is global
+// segment ids[0] + j and its elements follow piece j - 1's. O(1).
+inline bool consecutive_whole_pieces(const placement& w) {
+  return w.where.spec.contiguous() && !w.where.spec.splits_segments() && w.first_is_start && w.last_is_end;
+}
+
+// The merge blocks of m consecutive whole pieces (n elements) cut where the
+// single-node fold cuts them: at the global merge steps that are multiples
+// of tuning::segmented_block, local step d being global step d + offset.
+// O(blocks * log(m)).
+template <class Ends>
+std::vector<vseg::detail::merge_block> shifted_merge_blocks(std::int64_t m, std::int64_t n, std::int64_t offset,
+                                                            const Ends& ends) {
+  constexpr std::int64_t step = tuning::segmented_block;
+  std::vector<std::int64_t> cuts{0};
+  for (std::int64_t d = step - offset % step; d < n + m; d += step) cuts.push_back(d);
+  cuts.push_back(n + m);
+  std::vector<vseg::detail::merge_point> points(cuts.size());
+  vseg::detail::parallel_for(static_cast<std::int64_t>(cuts.size()), tuning::merge_split_grain,
+                             [&](std::int64_t lo, std::int64_t hi) {
+                               for (std::int64_t b = lo; b < hi; ++b)
+                                 points[static_cast<std::size_t>(b)] = vseg::detail::merge_path_split(
+                                     cuts[static_cast<std::size_t>(b)], m, n, ends);
+                             });
+  std::vector<vseg::detail::merge_block> blocks(cuts.size() - 1);
+  for (std::size_t b = 0; b + 1 < points.size(); ++b) blocks[b] = {points[b], points[b + 1]};
+  return blocks;
+}
+
+// out[j] = the fold of read(k) over local piece j, for consecutive whole
+// pieces (consecutive_whole_pieces) of a flat expression whose piece j
+// holds local elements [starts[j], starts[j + 1]) (n for the last): the
+// single-node detail::fold_flat on merge blocks shifted to the global cuts,
+// so the bits are the single-node fold's, with no per-piece placement read.
+// Local. O(local elements + pieces).
+template <class T, class Read, class Monoid>
+array<T> fold_consecutive_flat(const placement& w, const segd& s, const Read& read, const Monoid& mon) {
+  const std::int64_t m = s.segments(), n = s.elements();
+  auto out = buffer<T>::for_overwrite(m);
+  if (m == 0) return std::move(out).freeze();
+  const std::int64_t* starts = s.starts().data();
+  const auto ends = [starts, m, n](std::int64_t j) { return j + 1 < m ? starts[j + 1] : n; };
+  // Global step of local element k of piece j: k + j + (global element of
+  // local element 0) + (global segment of piece 0).
+  const auto blocks = shifted_merge_blocks(m, n, w.starts[0] + w.ids[0], ends);
+  const auto count = static_cast<std::int64_t>(blocks.size());
+  vseg::detail::per_block<T> carry(count, mon.identity());
+  T* o = out.data();
+  vseg::detail::parallel_for(count, tuning::blocks_per_task, [&](std::int64_t lo, std::int64_t hi) {
+    const Read r = read;  // a local copy: its pointers stay in registers
+    for (std::int64_t b = lo; b < hi; ++b)
+      carry[static_cast<std::size_t>(b)] =
+          vseg::detail::fold_flat_block<T>(starts, m, n, blocks[static_cast<std::size_t>(b)], r, mon, o);
+  });
+  vseg::detail::merge_carries(blocks, m, carry, mon, [&](std::size_t b, const T& before) {
+    const vseg::detail::merge_block& blk = blocks[b];
+    if (blk.first.segment < blk.last.segment) o[blk.first.segment] = mon(before, o[blk.first.segment]);
+  });
+  return std::move(out).freeze();
 }
 
 // out[k] = the fold of the k-th piece this rank finishes (every piece but an
