@@ -9,9 +9,10 @@
 // then sees every key's occurrences in input order: the first occurrence
 // and a left-to-right fold of a key's values come out the same whatever
 // the thread count. Only what the scan needs is spread (the keys, and the
-// values when they are not constant); a result per item in bucket order
-// is taken back to input order by the inverse of the spread (unspread),
-// which re-hashes the input instead of carrying every item's position.
+// values when they are not constant); first_occurrences takes its flags
+// back to input order by following the spread again (re-hashing the input
+// instead of carrying every item's position), fused with the pack of the
+// kept values.
 #pragma once
 
 #include <algorithm>
@@ -109,18 +110,6 @@ bucket_layout spread_by_hash(std::int64_t n, const Hash& hash, const Make& make,
   return layout;
 }
 
-// The inverse of spread_by_hash with the same n and hash: to[i] = the item
-// of from (in bucket order) that input i was spread to. O(n + blocks *
-// buckets).
-template <class T, class Hash>
-void unspread(const bucket_layout& layout, std::int64_t n, const Hash& hash, const T* from, T* to) {
-  const std::int64_t buckets = layout.buckets;
-  for_each_block(n, layout.block, [&](std::int64_t b, std::int64_t lo, std::int64_t hi) {
-    std::vector<std::int64_t> c(layout.offsets.begin() + b * buckets, layout.offsets.begin() + (b + 1) * buckets);
-    for (std::int64_t i = lo; i < hi; ++i) to[i] = from[c[static_cast<std::size_t>(layout.bucket_of(hash(i)))]++];
-  });
-}
-
 // A private open-addressing table of (key, position) for scanning one
 // bucket: find_or_add(hash, key, k) returns the position stored with an
 // equal key, or stores (key, k) and returns k. The keys live in the slots,
@@ -209,26 +198,69 @@ void for_each_bucket(const bucket_layout& layout, const Body& body) {
   });
 }
 
-// first[i] = whether xs[i] is the first occurrence of its value; I holds a
-// position below n (not its largest value). O(n) expected work.
+// The first occurrence of every value of xs[0, n), in input order; I holds
+// a position below n (not its largest value). O(n) expected work.
+//
+// The scan of a bucket writes a first-occurrence flag per item in bucket
+// order and counts the flags of every (block, bucket) chunk of the spread,
+// so every input block knows where its kept values go; one pass over the
+// input then walks each block's bucket cursors as the spread did and
+// writes the flagged values straight to the result (no flags in input
+// order, no separate pack reading the input again).
 template <class T, class I>
-void mark_first_occurrences(const T* xs, std::int64_t n, bool* first) {
+array<T> first_occurrences(const T* xs, std::int64_t n) {
   auto spread = buffer<T>::for_overwrite(n);
   T* s = spread.data();
   const auto hash = [xs](std::int64_t i) { return key_hash(xs[i]); };
   const auto layout = spread_by_hash<T>(n, hash, [xs](std::int64_t i) { return xs[i]; }, s);
-  // The first-occurrence flags in bucket order, then back in input order.
+  const std::int64_t buckets = layout.buckets, blocks = block_count(n, layout.block);
+  // The end of block b's chunk of bucket d in the spread.
+  const auto chunk_end = [&](std::int64_t b, std::int64_t d) {
+    return b + 1 < blocks ? layout.offsets[static_cast<std::size_t>((b + 1) * buckets + d)]
+                          : layout.starts[static_cast<std::size_t>(d + 1)];
+  };
   auto flags = buffer<bool>::for_overwrite(n);
   bool* f = flags.data();
+  std::vector<std::int64_t> kept(static_cast<std::size_t>(blocks * buckets), 0);
   for_each_bucket<T, I>(layout, [&](std::int64_t d, bucket_table<T, I>& table) {
     const std::int64_t start = layout.starts[static_cast<std::size_t>(d)];
-    const std::int64_t len = layout.length(d);
-    for (std::int64_t k = 0; k < len; ++k) {
-      const T& x = s[start + k];
-      f[start + k] = table.find_or_add(key_hash(x), x, static_cast<I>(k)) == static_cast<I>(k);
+    for (std::int64_t b = 0; b < blocks; ++b) {
+      const std::int64_t lo = layout.offsets[static_cast<std::size_t>(b * buckets + d)], hi = chunk_end(b, d);
+      std::int64_t count = 0;
+      for (std::int64_t k = lo; k < hi; ++k) {
+        const T& x = s[k];
+        const auto at = static_cast<I>(k - start);
+        const bool first = table.find_or_add(key_hash(x), x, at) == at;
+        f[k] = first;
+        count += first ? 1 : 0;
+      }
+      kept[static_cast<std::size_t>(b * buckets + d)] = count;
     }
   });
-  unspread(layout, n, hash, f, first);
+  // Where each block's kept values begin in the result.
+  std::vector<std::int64_t> out_at(static_cast<std::size_t>(blocks + 1), 0);
+  for (std::int64_t b = 0; b < blocks; ++b) {
+    std::int64_t c = 0;
+    for (std::int64_t d = 0; d < buckets; ++d) c += kept[static_cast<std::size_t>(b * buckets + d)];
+    out_at[static_cast<std::size_t>(b + 1)] = out_at[static_cast<std::size_t>(b)] + c;
+  }
+  auto out = buffer<T>::for_overwrite(out_at.back());
+  T* o = out.data();
+  for_each_block(n, layout.block, [&](std::int64_t b, std::int64_t lo, std::int64_t hi) {
+    std::vector<std::int64_t> c(layout.offsets.begin() + b * buckets, layout.offsets.begin() + (b + 1) * buckets);
+    T* to = o + out_at[static_cast<std::size_t>(b)];
+    const std::int64_t count = out_at[static_cast<std::size_t>(b + 1)] - out_at[static_cast<std::size_t>(b)];
+    // No branch per element (the flags are as good as random): every value
+    // is stored at the next free slot, which advances only past a kept one;
+    // the loop ends at the block's last kept value, so no store lands
+    // beyond the block's share of the result.
+    std::int64_t k = 0;
+    for (std::int64_t i = lo; i < hi && k < count; ++i) {
+      to[k] = xs[i];
+      k += f[c[static_cast<std::size_t>(layout.bucket_of(hash(i)))]++] ? 1 : 0;
+    }
+  });
+  return std::move(out).freeze();
 }
 
 // A key with its running fold.
