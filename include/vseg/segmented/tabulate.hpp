@@ -5,8 +5,11 @@
 // segment knows its segment. O(elements + segments), balanced over both.
 #pragma once
 
+#include <algorithm>
 #include <concepts>
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 #include "vseg/array.hpp"
@@ -15,6 +18,18 @@
 #include "vseg/segd.hpp"
 
 namespace vseg {
+
+namespace detail {
+
+// Whether a store of a T may alias any object: the character types.
+template <class T>
+inline constexpr bool stores_may_alias = std::is_same_v<T, char> || std::is_same_v<T, signed char> ||
+                                         std::is_same_v<T, unsigned char> || std::is_same_v<T, std::byte>;
+
+// The bytes tabulate_s computes before copying them out (see there).
+inline constexpr std::int64_t staged_bytes = 256;
+
+}  // namespace detail
 
 // [f(j, i) | i in segment j of s]: f called once per element with its
 // segment j and its position i in [0, s.elements()), in parallel.
@@ -27,7 +42,20 @@ auto tabulate_s(const segd& s, F&& f) {
   T* o = out.data();
   detail::for_each_segment_piece(s.segments(), s.elements(), [&](std::int64_t j) { return s.end(j); },
                                  [&](std::int64_t j, std::int64_t lo, std::int64_t hi) {
-                                   for (std::int64_t i = lo; i < hi; ++i) o[i] = f(j, i);
+                                   if constexpr (detail::stores_may_alias<T>) {
+                                     // A byte stored through o may alias anything f reads (a
+                                     // character type), so the compiler would reload all of f's
+                                     // captures after every store: stage the bytes in a local
+                                     // buffer, which aliases nothing, and copy them out.
+                                     T staged[detail::staged_bytes];
+                                     for (std::int64_t i = lo; i < hi; i += detail::staged_bytes) {
+                                       const std::int64_t len = std::min(detail::staged_bytes, hi - i);
+                                       for (std::int64_t k = 0; k < len; ++k) staged[k] = f(j, i + k);
+                                       std::memcpy(o + i, staged, static_cast<std::size_t>(len));
+                                     }
+                                   } else {
+                                     for (std::int64_t i = lo; i < hi; ++i) o[i] = f(j, i);
+                                   }
                                  });
   return std::move(out).freeze();
 }
