@@ -4,7 +4,8 @@
 // Recursive quickhull splits one problem into two; the vectorised version
 // keeps every open problem of a level as one segment of point indices, with
 // the segment's line (left, right). One round, for all segments at once:
-//   1. per segment, the point farthest above its line (fold_s);
+//   1. per segment, the point farthest above its line (tabulate_fold_s: the
+//      distances are folded as they are computed, never stored);
 //   2. every point goes to the left child (above left–far), the right child
 //      (above far–right) or is dropped (inside the triangle): a stable
 //      3-way partition_s;
@@ -50,26 +51,35 @@ inline vseg::array<std::int32_t> upper_hull(const vseg::array<point>& ps) {
   const std::int64_t n = ps.size();
   if (n == 0) return {};
   auto left_of = [&](std::int32_t a, std::int32_t b) { return ps[a].x < ps[b].x || (ps[a].x == ps[b].x && ps[a].y < ps[b].y); };
-  const auto ids = vseg::iota<std::int32_t>(n);
-  const auto lo = vseg::reduce(ids, vseg::make_monoid([&](std::int32_t a, std::int32_t b) { return left_of(b, a) ? b : a; }, std::int32_t{0}));
-  const auto hi = vseg::reduce(ids, vseg::make_monoid([&](std::int32_t a, std::int32_t b) { return left_of(a, b) ? b : a; }, std::int32_t{0}));
+  // The leftmost and the rightmost point, in one pass over the points.
+  struct extremes {
+    std::int32_t lo, hi;
+  };
+  const auto ends = vseg::tabulate_reduce(
+      n, [](std::int64_t i) { return extremes{static_cast<std::int32_t>(i), static_cast<std::int32_t>(i)}; },
+      vseg::make_monoid([&](extremes a, extremes b) {
+        return extremes{left_of(b.lo, a.lo) ? b.lo : a.lo, left_of(a.hi, b.hi) ? b.hi : a.hi};
+      }, extremes{0, 0}));
+  const std::int32_t lo = ends.lo, hi = ends.hi;
   std::vector<std::int32_t> hull{lo};
   if (hi != lo) hull.push_back(hi);
 
   // The open problems: segment j holds the points above the line lines_l[j] -> lines_r[j].
-  auto idx = vseg::pack(ids, vseg::map([&](std::int32_t i) { return area(ps[lo], ps[hi], ps[i]) > 0; }, ids));
+  auto idx = vseg::pack(vseg::iota<std::int32_t>(n),
+                        vseg::tabulate(n, [&](std::int64_t i) { return area(ps[lo], ps[hi], ps[i]) > 0; }));
   auto s = vseg::segd::single(idx.size());
   vseg::array<std::int32_t> lines_l{lo}, lines_r{hi};
   while (idx.size() > 0) {
-    const auto seg = vseg::segment_ids(s);
-    const auto far = vseg::fold_s(s, vseg::tabulate(idx.size(), [&](std::int64_t i) {
-      return candidate{area(ps[lines_l[seg[i]]], ps[lines_r[seg[i]]], ps[idx[i]]), idx[i]};
-    }), farthest{});
+    // Every point's distance from its segment's line, folded per segment
+    // without being stored.
+    const auto far = vseg::tabulate_fold_s(s, [&](std::int64_t j, std::int64_t i) {
+      return candidate{area(ps[lines_l[j]], ps[lines_r[j]], ps[idx[i]]), idx[i]};
+    }, farthest{});
     const auto mid = vseg::map([](const candidate& c) { return c.index; }, far);
     hull.insert(hull.end(), mid.begin(), mid.end());
 
-    const auto side = vseg::tabulate(idx.size(), [&](std::int64_t i) {
-      const point l = ps[lines_l[seg[i]]], m = ps[mid[seg[i]]], r = ps[lines_r[seg[i]]], p = ps[idx[i]];
+    const auto side = vseg::tabulate_s(s, [&](std::int64_t j, std::int64_t i) {
+      const point l = ps[lines_l[j]], m = ps[mid[j]], r = ps[lines_r[j]], p = ps[idx[i]];
       return static_cast<std::uint8_t>(area(l, m, p) > 0 ? 0 : area(m, r, p) > 0 ? 1 : 2);
     });
     const auto parts = vseg::partition_s(s, idx, side, 3);  // segments 3j, 3j+1, 3j+2

@@ -2,9 +2,10 @@
 // row-by-row product in the expand–sort–compress form. Shared by
 // examples/spgemm.cpp and the benchmark bench/irregular.
 //
-//   expand    every entry a_ik of A meets row k of B: gather those rows, one
-//             per entry of A (virtual: no element copied), and flatten them
-//             into the products a_ik·b_kj, each with its key (i, j);
+//   expand    every entry a_ik of A meets row k of B: the lengths of those
+//             rows (a gather) describe a segment of products per entry of
+//             A, and tabulate_s computes every product a_ik·b_kj with its
+//             key (i, j) from its entry and its place in B's row;
 //   sort      the products of each row of C by column, stably (sort_s over
 //             the rows of C: small segments, so the sort stays in cache);
 //   compress  a run of equal keys is one entry of C: head flags at every
@@ -35,26 +36,27 @@ struct product {
 };
 
 // C = A·B for the rows of A in [first_row, first_row + rows) (its entries
-// from first_entry on): one batch of the product below.
-inline vseg::csr_matrix spgemm_rows(const vseg::csr_matrix& a, const vseg::csr_matrix& b, std::int64_t first_row,
-                                    std::int64_t rows, std::int64_t first_entry) {
-  const auto b_cols = vseg::nested<std::int64_t>::from_lengths(b.row_lengths, b.col_indices);
-  const auto b_vals = vseg::nested<double>::from_lengths(b.row_lengths, b.values);
+// from first_entry on), B's rows described by b_rows: one batch of the
+// product below.
+inline vseg::csr_matrix spgemm_rows(const vseg::csr_matrix& a, const vseg::csr_matrix& b, const vseg::segd& b_rows,
+                                    std::int64_t first_row, std::int64_t rows, std::int64_t first_entry) {
   const auto row_lengths = a.row_lengths.slice(first_row, rows);
   const auto a_segd = vseg::segd::from_lengths(row_lengths);
   const auto a_cols = a.col_indices.slice(first_entry, a_segd.elements());
   const auto a_vals = a.values.slice(first_entry, a_segd.elements());
 
-  // Expand: for each entry of A (row a_row[e], column k, value a_vals[e]), B's row k.
-  const auto met = vseg::gather(b_cols, a_cols);
+  // Expand: entry e of A (row a_row[e], column k = a_cols[e]) meets row k of
+  // B, one product per entry of that row: a segment of products per entry
+  // of A (the checked gather rejects a column of A outside B's rows).
+  const auto met = vseg::segd::from_lengths(vseg::gather(b.row_lengths, a_cols));
   const auto c_rows = vseg::segd::from_lengths(vseg::sum_s(a_segd, met.lengths()));
   const auto products = [&] {
     const auto a_row = vseg::segment_ids(a_segd);
-    const auto entry = vseg::segment_ids(met.lengths());  // the entry of A behind every product
-    const auto cols = vseg::concat(met);
-    const auto vals = vseg::concat(vseg::gather(b_vals, a_cols));
-    return vseg::tabulate(cols.size(), [&](std::int64_t p) {
-      return product{(first_row + a_row[entry[p]]) * b.cols + cols[p], a_vals[entry[p]] * vals[p]};
+    // tabulate_s hands every product its entry e of A: no per-product array
+    // of entries, columns or values of B is built.
+    return vseg::tabulate_s(met, [&](std::int64_t e, std::int64_t p) {
+      const std::int64_t q = b_rows.start(a_cols[e]) + (p - met.start(e));  // B's entry behind product p
+      return product{(first_row + a_row[e]) * b.cols + b.col_indices[q], a_vals[e] * b.values[q]};
     });
   }();
 
@@ -86,20 +88,23 @@ vseg::array<T> concat_all(const std::vector<vseg::array<T>>& pieces) {
 
 // C = A·B with sorted columns per row. O(products · log(products per row))
 // work, products = sum over A's entries a_ik of the length of B's row k.
-// The rows go in batches of about tuning-sized product counts, so the
-// expanded products (16 bytes each, sorted in place of a dense
-// accumulator) take bounded memory whatever the size of C.
+// The rows go in batches of about 2^20 products, so the expanded products
+// (16 bytes each, sorted in place of a dense accumulator) and their sorted
+// and compressed copies take bounded memory whatever the size of C: at 2^22
+// a batch's working set was most of the peak (R-MAT 2^16: 702 MB, 1.54x
+// ParlayLib's; 2^20: 596 MB; 2^18: 527 MB with 4x the batches).
 inline vseg::csr_matrix spgemm(const vseg::csr_matrix& a, const vseg::csr_matrix& b) {
   if (a.cols != b.rows) throw std::invalid_argument("spgemm: A has " + std::to_string(a.cols) + " columns but B has " + std::to_string(b.rows) + " rows");
   // Products per row of C, to cut the rows into batches.
   const auto per_row = vseg::sum_s(vseg::segd::from_lengths(a.row_lengths),
                                    vseg::gather(b.row_lengths, a.col_indices));
-  const std::int64_t budget = std::int64_t{1} << 22;
+  const std::int64_t budget = std::int64_t{1} << 20;
+  const auto b_rows = vseg::segd::from_lengths(b.row_lengths);
   std::vector<vseg::csr_matrix> parts;
   for (std::int64_t row = 0, entry = 0; row < a.rows;) {
     std::int64_t end = row, products = 0;
     while (end < a.rows && (end == row || products + per_row[end] <= budget)) products += per_row[end++];
-    parts.push_back(spgemm_rows(a, b, row, end - row, entry));
+    parts.push_back(spgemm_rows(a, b, b_rows, row, end - row, entry));
     for (; row < end; ++row) entry += a.row_lengths[row];
   }
   auto all = [&](auto field) {

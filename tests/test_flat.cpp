@@ -140,6 +140,35 @@ TEST_CASE("reduce and scan with a non-commutative user monoid keep the order") {
   });
 }
 
+TEST_CASE("tabulate_reduce is reduce of tabulate, bit for bit, without the array") {
+  // A non-commutative monoid (keeps the first and last index) and a
+  // floating-point sum, whose bits show any other grouping.
+  struct ends_pair {
+    std::int64_t first, last;
+    bool operator==(const ends_pair&) const = default;
+  };
+  auto m = vseg::make_monoid(
+      [](ends_pair a, ends_pair b) {
+        if (a.first < 0) return b;
+        if (b.first < 0) return a;
+        return ends_pair{a.first, b.last};
+      },
+      ends_pair{-1, -1});
+  const std::int64_t c = vseg::tuning::serial_cutoff, block = vseg::tuning::flat_block;
+  for (std::int64_t n : {std::int64_t{0}, std::int64_t{1}, c, c + 1, 3 * block + 11}) {
+    INFO("n = " << n);
+    auto f = [](std::int64_t i) { return 1.0 / static_cast<double>(i + 3); };
+    const double want = vseg::sum(vseg::tabulate(n, f));
+    for_each_thread_count([&](int) {
+      CHECK(same_bits({vseg::tabulate_reduce(n, f, vseg::plus<double>{})}, {want}));
+      CHECK(vseg::tabulate_reduce(n, [](std::int64_t i) { return ends_pair{i, i}; }, m) ==
+            (n == 0 ? ends_pair{-1, -1} : ends_pair{0, n - 1}));
+    });
+  }
+  CHECK_THROWS_WITH_AS(vseg::tabulate_reduce(-1, [](std::int64_t i) { return i; }, vseg::plus<std::int64_t>{}),
+                       doctest::Contains("tabulate_reduce: negative size -1"), std::invalid_argument);
+}
+
 TEST_CASE("floating-point reduce and scan are bitwise identical on every thread count") {
   auto rng = seeded(2024);
   auto v = random_doubles(rng, 1'000'003);

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
+#include <limits>
 #include <functional>
 #include <map>
 #include <set>
@@ -162,6 +164,16 @@ TEST_CASE("remove_duplicates keeps first occurrences in input order") {
       });
     }
   }
+  // The keys whose sort word is 0 (the empty slot of the word set): the
+  // lowest int64 and, for doubles, the negative NaN with every bit set.
+  const std::int64_t low = std::numeric_limits<std::int64_t>::min();
+  CHECK(vseg::to_vector(vseg::remove_duplicates(std::vector<std::int64_t>{7, low, 0, low, 7, 0, low})) ==
+        ints{7, low, 0});
+  double nan_ones;
+  const std::uint64_t ones = ~std::uint64_t{0};
+  std::memcpy(&nan_ones, &ones, sizeof nan_ones);
+  CHECK(vseg::test::same_bits(vseg::to_vector(vseg::remove_duplicates(std::vector<double>{nan_ones, 1.0, nan_ones, -0.0, 0.0})),
+                              {nan_ones, 1.0, -0.0, 0.0}));
   const array<std::string> words{"b", "a", "b", "c", "a"};
   CHECK(vseg::to_vector(vseg::remove_duplicates(words)) == std::vector<std::string>{"b", "a", "c"});
 }

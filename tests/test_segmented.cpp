@@ -106,6 +106,48 @@ TEST_CASE("segmented folds and scans keep the order of a non-commutative monoid"
   }
 }
 
+TEST_CASE("tabulate_s and tabulate_fold_s match segment ids, positions and the ordered fold") {
+  // The same non-commutative (first, last) monoid: a fold out of order or a
+  // piece folded twice shows.
+  struct ends_pair {
+    std::int64_t first, last;
+    bool operator==(const ends_pair&) const = default;
+  };
+  auto m = vseg::make_monoid(
+      [](ends_pair a, ends_pair b) {
+        if (a.first < 0) return b;
+        if (b.first < 0) return a;
+        return ends_pair{a.first, b.last};
+      },
+      ends_pair{-1, -1});
+  for (auto& mix : standard_mixes(79)) {
+    INFO("mix = " << mix.name);
+    auto rng = seeded(80);
+    auto s = segd::from_lengths(array<std::int64_t>(mix.lengths));
+    const auto weights = random_ints(rng, s.segments(), 0, 1000);
+    std::vector<std::int64_t> ref_tab;
+    std::vector<std::uint8_t> ref_bytes;  // bytes take tabulate_s's staged path
+    std::vector<ends_pair> ref_fold;
+    for (std::int64_t j = 0; j < s.segments(); ++j) {
+      for (std::int64_t i = s.start(j); i < s.end(j); ++i) {
+        ref_tab.push_back(weights[static_cast<std::size_t>(j)] * 7 + i);
+        ref_bytes.push_back(static_cast<std::uint8_t>((j * 31 + i) % 251));
+      }
+      ref_fold.push_back(s.length(j) ? ends_pair{s.start(j) + j, s.end(j) - 1 + j} : ends_pair{-1, -1});
+    }
+    for_each_thread_count([&](int) {
+      CHECK(vseg::to_vector(vseg::tabulate_s(s, [&](std::int64_t j, std::int64_t i) {
+              return weights[static_cast<std::size_t>(j)] * 7 + i;
+            })) == ref_tab);
+      CHECK(vseg::to_vector(vseg::tabulate_s(s, [](std::int64_t j, std::int64_t i) {
+              return static_cast<std::uint8_t>((j * 31 + i) % 251);
+            })) == ref_bytes);
+      CHECK(vseg::to_vector(vseg::tabulate_fold_s(s, [](std::int64_t j, std::int64_t i) { return ends_pair{i + j, i + j}; },
+                                                  m)) == ref_fold);
+    });
+  }
+}
+
 TEST_CASE("segmented floating-point sums are bitwise identical on every thread count") {
   for (auto& mix : standard_mixes(5)) {
     INFO("mix = " << mix.name);

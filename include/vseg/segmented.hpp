@@ -16,3 +16,4 @@
 #include "vseg/segmented/replicate.hpp"
 #include "vseg/segmented/scan.hpp"
 #include "vseg/segmented/segmented_array.hpp"
+#include "vseg/segmented/tabulate.hpp"

@@ -11,8 +11,8 @@
 // counting-sort pass), then each bucket, small enough for the cache, is
 // scanned in input order with a private hash table, so the first
 // occurrence of every value is the one flagged whatever the thread count;
-// the flags go back to input order by re-hashing the input, and a pack
-// keeps the flagged values in input order. notes/algorithms.md has the sort-based
+// one more pass over the input, re-hashing it to follow each block's
+// items through the buckets, writes the flagged values in input order. notes/algorithms.md has the sort-based
 // alternative and why it lost.
 #pragma once
 
@@ -45,12 +45,8 @@ array<element_t<R>> remove_duplicates(const R& xs) {
   using T = element_t<R>;
   const std::int64_t n = detail::ssize(xs);
   const T* in = detail::as_span(xs).data();
-  auto keep = buffer<bool>::for_overwrite(n);
-  if (n <= std::numeric_limits<std::uint32_t>::max() - 1)
-    detail::mark_first_occurrences<T, std::uint32_t>(in, n, keep.data());
-  else
-    detail::mark_first_occurrences<T, std::uint64_t>(in, n, keep.data());
-  return pack(xs, std::move(keep).freeze());
+  if (n <= std::numeric_limits<std::uint32_t>::max() - 1) return detail::first_occurrences<T, std::uint32_t>(in, n);
+  return detail::first_occurrences<T, std::uint64_t>(in, n);
 }
 
 // xs without the elements equal (by eq) to the element before them: the

@@ -9,9 +9,10 @@
 // then sees every key's occurrences in input order: the first occurrence
 // and a left-to-right fold of a key's values come out the same whatever
 // the thread count. Only what the scan needs is spread (the keys, and the
-// values when they are not constant); a result per item in bucket order
-// is taken back to input order by the inverse of the spread (unspread),
-// which re-hashes the input instead of carrying every item's position.
+// values when they are not constant); first_occurrences takes its flags
+// back to input order by following the spread again (re-hashing the input
+// instead of carrying every item's position), fused with the pack of the
+// kept values.
 #pragma once
 
 #include <algorithm>
@@ -44,12 +45,12 @@ struct key_equal {
 // hashing: the sort word or std::hash, its high half folded into the low
 // one, times 2^64 / golden ratio). The buckets take its top bits, a
 // bucket's table the bits below them; the low bits are not used.
+inline std::uint64_t word_hash(std::uint64_t z) { return (z ^ (z >> 32)) * 0x9e3779b97f4a7c15ULL; }
+
 template <class T>
 std::uint64_t key_hash(const T& x) {
-  std::uint64_t z;
-  if constexpr (radix_key<T>) z = static_cast<std::uint64_t>(radix_word(x));
-  else z = static_cast<std::uint64_t>(std::hash<T>{}(x));
-  return (z ^ (z >> 32)) * 0x9e3779b97f4a7c15ULL;
+  if constexpr (radix_key<T>) return word_hash(static_cast<std::uint64_t>(radix_word(x)));
+  else return word_hash(static_cast<std::uint64_t>(std::hash<T>{}(x)));
 }
 
 // The buckets of a spread: bucket d holds items [starts[d], starts[d + 1]);
@@ -107,18 +108,6 @@ bucket_layout spread_by_hash(std::int64_t n, const Hash& hash, const Make& make,
     for (std::int64_t i = lo; i < hi; ++i) out[c[static_cast<std::size_t>(layout.bucket_of(hash(i)))]++] = make(i);
   });
   return layout;
-}
-
-// The inverse of spread_by_hash with the same n and hash: to[i] = the item
-// of from (in bucket order) that input i was spread to. O(n + blocks *
-// buckets).
-template <class T, class Hash>
-void unspread(const bucket_layout& layout, std::int64_t n, const Hash& hash, const T* from, T* to) {
-  const std::int64_t buckets = layout.buckets;
-  for_each_block(n, layout.block, [&](std::int64_t b, std::int64_t lo, std::int64_t hi) {
-    std::vector<std::int64_t> c(layout.offsets.begin() + b * buckets, layout.offsets.begin() + (b + 1) * buckets);
-    for (std::int64_t i = lo; i < hi; ++i) to[i] = from[c[static_cast<std::size_t>(layout.bucket_of(hash(i)))]++];
-  });
 }
 
 // A private open-addressing table of (key, position) for scanning one
@@ -191,15 +180,82 @@ class bucket_table {
   std::size_t entries_ = 0;
 };
 
-// body(d, table) for every bucket d of layout, in parallel. A task takes
+// A private open-addressing set of the sort words of arithmetic keys, for
+// scanning one bucket when only "seen before?" is asked (remove_duplicates):
+// 8-byte slots holding the word itself, half of bucket_table's (key,
+// position) slots, so the table of a bucket stays in L2. The word 0 marks
+// an empty slot, so a key whose word is 0 is remembered by a flag. Sized
+// and grown as bucket_table.
+class word_set {
+ public:
+  // A set for the buckets of a spread by the top `bucket_bits` bits.
+  explicit word_set(int bucket_bits) : skip_(bucket_bits) {}
+  void reset(std::size_t expected) {
+    const std::size_t want = std::bit_ceil(std::max<std::size_t>(static_cast<std::size_t>(tuning::dedup_table_start),
+                                                                 tuning::dedup_table_slack * (expected + 1)));
+    slots_.assign(want, 0);
+    mask_ = slots_.size() - 1;
+    shift_ = 64 - std::countr_zero(slots_.size());
+    entries_ = 0;
+    has_zero_ = false;
+  }
+  // Adds the word w (whose word_hash is hash); whether it was not there yet.
+  bool insert(std::uint64_t hash, std::uint64_t w) {
+    if (w == 0) {
+      const bool fresh = !has_zero_;
+      has_zero_ = true;
+      entries_ += fresh ? 1 : 0;
+      return fresh;
+    }
+    if (static_cast<std::size_t>(tuning::dedup_table_slack) * (entries_ + 1) > slots_.size()) grow();
+    std::uint64_t h = slot_of(hash);
+    for (;;) {
+      const std::uint64_t at = slots_[h];
+      if (at == 0) break;
+      if (at == w) return false;
+      h = (h + 1) & mask_;
+    }
+    slots_[h] = w;
+    ++entries_;
+    return true;
+  }
+  // How many words it holds.
+  std::size_t size() const { return entries_; }
+
+ private:
+  // The first slot to probe: the hash's bits just below the bucket's.
+  std::uint64_t slot_of(std::uint64_t hash) const { return (hash << skip_) >> shift_; }
+  void grow() {
+    std::vector<std::uint64_t> old(2 * slots_.size(), 0);
+    old.swap(slots_);
+    mask_ = slots_.size() - 1;
+    shift_ = 64 - std::countr_zero(slots_.size());
+    for (const std::uint64_t w : old) {
+      if (w == 0) continue;
+      std::uint64_t h = slot_of(word_hash(w));
+      while (slots_[h] != 0) h = (h + 1) & mask_;
+      slots_[h] = w;
+    }
+  }
+
+  std::vector<std::uint64_t> slots_;
+  int skip_ = 0;
+  int shift_ = 64;
+  std::uint64_t mask_ = 0;
+  std::size_t entries_ = 0;
+  bool has_zero_ = false;
+};
+
+// body(d, table) for every bucket d of layout, in parallel, with a Table
+// (bucket_table or word_set) per task. A task takes
 // a run of about tuning::dedup_task_buckets buckets and reuses one
 // table, reset for each bucket with the last one's distinct count: a task
 // of one bucket would grow a table from the smallest size every time (each
 // doubling re-inserts every key and maps fresh pages).
-template <class K, class I, class Body>
+template <class Table, class Body>
 void for_each_bucket(const bucket_layout& layout, const Body& body) {
   parallel_for(layout.buckets, tuning::dedup_task_buckets, [&](std::int64_t lo, std::int64_t hi) {
-    bucket_table<K, I> table(layout.bits);
+    Table table(layout.bits);
     std::size_t expected = 0;
     for (std::int64_t d = lo; d < hi; ++d) {
       table.reset(expected);
@@ -209,26 +265,81 @@ void for_each_bucket(const bucket_layout& layout, const Body& body) {
   });
 }
 
-// first[i] = whether xs[i] is the first occurrence of its value; I holds a
-// position below n (not its largest value). O(n) expected work.
+// The first occurrence of every value of xs[0, n), in input order; I holds
+// a position below n (not its largest value). O(n) expected work.
+//
+// The scan of a bucket writes a first-occurrence flag per item in bucket
+// order and counts the flags of every (block, bucket) chunk of the spread,
+// so every input block knows where its kept values go; one pass over the
+// input then walks each block's bucket cursors as the spread did and
+// writes the flagged values straight to the result (no flags in input
+// order, no separate pack reading the input again).
 template <class T, class I>
-void mark_first_occurrences(const T* xs, std::int64_t n, bool* first) {
+array<T> first_occurrences(const T* xs, std::int64_t n) {
   auto spread = buffer<T>::for_overwrite(n);
   T* s = spread.data();
   const auto hash = [xs](std::int64_t i) { return key_hash(xs[i]); };
   const auto layout = spread_by_hash<T>(n, hash, [xs](std::int64_t i) { return xs[i]; }, s);
-  // The first-occurrence flags in bucket order, then back in input order.
+  const std::int64_t buckets = layout.buckets, blocks = block_count(n, layout.block);
+  // The end of block b's chunk of bucket d in the spread.
+  const auto chunk_end = [&](std::int64_t b, std::int64_t d) {
+    return b + 1 < blocks ? layout.offsets[static_cast<std::size_t>((b + 1) * buckets + d)]
+                          : layout.starts[static_cast<std::size_t>(d + 1)];
+  };
   auto flags = buffer<bool>::for_overwrite(n);
   bool* f = flags.data();
-  for_each_bucket<T, I>(layout, [&](std::int64_t d, bucket_table<T, I>& table) {
+  std::vector<std::int64_t> kept(static_cast<std::size_t>(blocks * buckets), 0);
+  // Whether the k-th item of the spread is its key's first, in a scan of
+  // its bucket from the bucket's start: arithmetic keys ask a set of their
+  // words, other keys a table of (key, position).
+  using table_type = std::conditional_t<radix_key<T>, word_set, bucket_table<T, I>>;
+  const auto is_first = [s](table_type& table, std::int64_t k, std::int64_t start) {
+    const T& x = s[k];
+    if constexpr (radix_key<T>) {
+      const auto w = static_cast<std::uint64_t>(radix_word(x));
+      return table.insert(word_hash(w), w);
+    } else {
+      const auto at = static_cast<I>(k - start);
+      return table.find_or_add(key_hash(x), x, at) == at;
+    }
+  };
+  for_each_bucket<table_type>(layout, [&](std::int64_t d, table_type& table) {
     const std::int64_t start = layout.starts[static_cast<std::size_t>(d)];
-    const std::int64_t len = layout.length(d);
-    for (std::int64_t k = 0; k < len; ++k) {
-      const T& x = s[start + k];
-      f[start + k] = table.find_or_add(key_hash(x), x, static_cast<I>(k)) == static_cast<I>(k);
+    for (std::int64_t b = 0; b < blocks; ++b) {
+      const std::int64_t lo = layout.offsets[static_cast<std::size_t>(b * buckets + d)], hi = chunk_end(b, d);
+      std::int64_t count = 0;
+      for (std::int64_t k = lo; k < hi; ++k) {
+        const bool first = is_first(table, k, start);
+        f[k] = first;
+        count += first ? 1 : 0;
+      }
+      kept[static_cast<std::size_t>(b * buckets + d)] = count;
     }
   });
-  unspread(layout, n, hash, f, first);
+  // Where each block's kept values begin in the result.
+  std::vector<std::int64_t> out_at(static_cast<std::size_t>(blocks + 1), 0);
+  for (std::int64_t b = 0; b < blocks; ++b) {
+    std::int64_t c = 0;
+    for (std::int64_t d = 0; d < buckets; ++d) c += kept[static_cast<std::size_t>(b * buckets + d)];
+    out_at[static_cast<std::size_t>(b + 1)] = out_at[static_cast<std::size_t>(b)] + c;
+  }
+  auto out = buffer<T>::for_overwrite(out_at.back());
+  T* o = out.data();
+  for_each_block(n, layout.block, [&](std::int64_t b, std::int64_t lo, std::int64_t hi) {
+    std::vector<std::int64_t> c(layout.offsets.begin() + b * buckets, layout.offsets.begin() + (b + 1) * buckets);
+    T* to = o + out_at[static_cast<std::size_t>(b)];
+    const std::int64_t count = out_at[static_cast<std::size_t>(b + 1)] - out_at[static_cast<std::size_t>(b)];
+    // No branch per element (the flags are as good as random): every value
+    // is stored at the next free slot, which advances only past a kept one;
+    // the loop ends at the block's last kept value, so no store lands
+    // beyond the block's share of the result.
+    std::int64_t k = 0;
+    for (std::int64_t i = lo; i < hi && k < count; ++i) {
+      to[k] = xs[i];
+      k += f[c[static_cast<std::size_t>(layout.bucket_of(hash(i)))]++] ? 1 : 0;
+    }
+  });
+  return std::move(out).freeze();
 }
 
 // A key with its running fold.
@@ -251,7 +362,7 @@ std::pair<array<K>, array<V>> hash_reduce(const K* keys, std::int64_t n, const M
   // Each bucket folds into its own list of distinct keys (in order of first
   // occurrence); the table maps a key to its place in the list.
   std::vector<std::vector<keyed<K, V>>> folds(static_cast<std::size_t>(layout.buckets));
-  for_each_bucket<K, std::uint32_t>(layout, [&](std::int64_t d, bucket_table<K, std::uint32_t>& table) {
+  for_each_bucket<bucket_table<K, std::uint32_t>>(layout, [&](std::int64_t d, bucket_table<K, std::uint32_t>& table) {
     const Item* first = s + layout.starts[static_cast<std::size_t>(d)];
     const std::int64_t len = layout.length(d);
     auto& out = folds[static_cast<std::size_t>(d)];
