@@ -50,6 +50,11 @@ TEST_CASE("plan_shuffle: a COPY that stays is counted in changed") {
   REQUIRE(s->changed.size() == 1);
   CHECK(s->changed[0].first == 1);
   CHECK(s->changed[0].second == 1);
+  // b's first place shares it, its last takes it; a is used once, moved.
+  CHECK_FALSE(s->moves(0));
+  CHECK(s->moves(1));
+  CHECK(s->moves(2));
+  CHECK(s->last_use == 0b110);
 }
 
 TEST_CASE("plan_shuffle: the run stops at the first other instruction and at a move past 64 entries") {
