@@ -46,7 +46,7 @@ std::optional<stack_shuffle> plan_shuffle(const std::vector<instruction>& code, 
   s.from.erase(s.from.begin(), s.from.begin() + static_cast<std::ptrdiff_t>(s.keep));
   std::vector<bool> seen(originals, false);
   for (std::size_t i = s.from.size(); i-- > 0;) {
-    if (!seen[s.from[i]]) s.last_use |= std::uint64_t{1} << i;
+    if (!seen[s.from[i]] && i < 64) s.last_use |= std::uint64_t{1} << i;
     seen[s.from[i]] = true;
   }
   return s;
