@@ -310,6 +310,8 @@ class machine {
   // EXTRACT and BPERMUTE from a replication: read from the physical copy.
   template <class T> bool extract_replicated();
   template <class T> bool bpermute_replicated();
+  // BPERMUTE by a lazy INDEX: each segment's indices computed, not read.
+  template <class T> bool bpermute_by_index();
   // PERMUTE of a replication's virtual segments, moved whole (NESL's SEGPERMUTE): their vsegids reordered.
   template <class T> bool permute_replicated_segments();
   // A reduction over virtual segments: each physical segment once, then replicated (DPH's fold_vs).

@@ -23,6 +23,7 @@
 #include "vseg/detail/parallel.hpp"
 #include "vseg/flat/scan.hpp"
 #include "vseg/segd.hpp"
+#include "vseg/tuning.hpp"
 #include "vseg/segmented/iota.hpp"
 #include "vseg/segmented/replicate.hpp"
 
@@ -321,6 +322,53 @@ bool machine::bpermute_replicated() {  // data index src_segd dst_segd
   return finish(4, wrap_value(std::move(out).freeze())), true;
 }
 
+// BPERMUTE whose index is a lazy INDEX over the destination's segments:
+// segment t reads start_t + r * stride_t, r < its length. Those indices
+// are in range when the first and the last are (they are linear), so the
+// check is O(1) per segment and the index is never written or read
+// (Barnes-Hut gathers by INDEXes of 98M elements in segments of ~6). Any
+// index out of range, or another layout, is left to the plain BPERMUTE,
+// which writes the index out and reports the error.
+// O(elements + segments).
+template <class T>
+bool machine::bpermute_by_index() {  // data index src_segd dst_segd
+  need(4);
+  const value& index = at(2);
+  if (index.lazy() == nullptr || index.which() != value::int_ || at(0).which() != value::segdes) return false;
+  const auto* a = std::get_if<affine>(&index.lazy()->form);
+  if (a == nullptr || !same_lengths(a->shape, at(0).as<segd>())) return false;
+  const auto& data = vec<T>(4, 1);
+  const segd& src = segdes(4, 3);
+  const segd& dst = segdes(4, 4);
+  covers(src, data.size(), "the data");
+  same_length(src.segments(), dst.segments(), "the source descriptor", "the destination descriptor");
+  const T* d = data.data();
+  const std::int32_t* starts = a->starts.data();
+  const std::int32_t* strides = a->strides.data();
+  auto out = buffer<T>::for_overwrite(dst.elements());
+  T* o = out.data();
+  std::atomic<bool> bad{false};
+  const std::int64_t per = dst.segments() > 0 ? std::max<std::int64_t>(1, dst.elements() / dst.segments()) : 1;
+  vseg::detail::parallel_for(dst.segments(), std::max<std::int64_t>(1, tuning::elementwise_grain / per),
+                             [&](std::int64_t lo, std::int64_t hi) {
+    for (std::int64_t t = lo; t < hi; ++t) {
+      const std::int64_t len = dst.length(t);
+      if (len == 0) continue;
+      const std::int64_t first = starts[t], step = strides[t], last = first + (len - 1) * step;
+      const std::int64_t size = src.length(t);
+      if (first < 0 || first >= size || last < 0 || last >= size) {
+        bad.store(true, std::memory_order_relaxed);
+        return;
+      }
+      const T* from = d + src.start(t) + first;
+      T* to = o + dst.start(t);
+      for (std::int64_t r = 0; r < len; ++r) to[r] = from[r * step];
+    }
+  });
+  if (bad.load()) return false;
+  return finish(4, wrap_value(std::move(out).freeze())), true;
+}
+
 template array<std::int32_t> machine::materialized<std::int32_t>(const value&);
 template array<bool> machine::materialized<bool>(const value&);
 template array<double> machine::materialized<double>(const value&);
@@ -339,5 +387,8 @@ template bool machine::extract_replicated<double>();
 template bool machine::bpermute_replicated<std::int32_t>();
 template bool machine::bpermute_replicated<bool>();
 template bool machine::bpermute_replicated<double>();
+template bool machine::bpermute_by_index<std::int32_t>();
+template bool machine::bpermute_by_index<bool>();
+template bool machine::bpermute_by_index<double>();
 
 }  // namespace vseg::vcode::detail
