@@ -322,46 +322,54 @@ bool machine::bpermute_replicated() {  // data index src_segd dst_segd
   return finish(4, wrap_value(std::move(out).freeze())), true;
 }
 
-// BPERMUTE whose index is a lazy INDEX over the destination's segments:
-// segment t reads start_t + r * stride_t, r < its length. Those indices
-// are in range when the first and the last are (they are linear), so the
-// check is O(1) per segment and the index is never written or read
-// (Barnes-Hut gathers by INDEXes of 98M elements in segments of ~6). Any
-// index out of range, or another layout, is left to the plain BPERMUTE,
-// which writes the index out and reports the error.
-// O(elements + segments).
+// BPERMUTE whose index is a lazy INDEX: the indices of each of the
+// INDEX's segments are start + r * stride, r < its length, so they are in
+// range when the first and the last are (they are linear); the check is
+// O(1) per segment and the index is never written or read. The INDEX's
+// segments must be the destination's, or the gather must be over one
+// segment (Barnes-Hut gathers a 29,409-node tree by INDEXes of 122k-400k
+// elements in segments of ~6, 98M elements in all). An index out of range,
+// or another layout, is left to the plain BPERMUTE, which writes the index
+// out and reports the error. O(elements + segments).
 template <class T>
 bool machine::bpermute_by_index() {  // data index src_segd dst_segd
   need(4);
   const value& index = at(2);
   if (index.lazy() == nullptr || index.which() != value::int_ || at(0).which() != value::segdes) return false;
   const auto* a = std::get_if<affine>(&index.lazy()->form);
-  if (a == nullptr || !same_lengths(a->shape, at(0).as<segd>())) return false;
+  if (a == nullptr) return false;
+  // by_segment: index segment t reads source segment t; else all read segment 0.
+  const bool by_segment = same_lengths(a->shape, at(0).as<segd>());
+  if (!by_segment && (at(0).as<segd>().segments() != 1 || at(0).as<segd>().elements() != a->shape.elements()))
+    return false;
   const auto& data = vec<T>(4, 1);
   const segd& src = segdes(4, 3);
   const segd& dst = segdes(4, 4);
   covers(src, data.size(), "the data");
   same_length(src.segments(), dst.segments(), "the source descriptor", "the destination descriptor");
+  const segd& shape = a->shape;
   const T* d = data.data();
   const std::int32_t* starts = a->starts.data();
   const std::int32_t* strides = a->strides.data();
-  auto out = buffer<T>::for_overwrite(dst.elements());
+  auto out = buffer<T>::for_overwrite(shape.elements());
   T* o = out.data();
   std::atomic<bool> bad{false};
-  const std::int64_t per = dst.segments() > 0 ? std::max<std::int64_t>(1, dst.elements() / dst.segments()) : 1;
-  vseg::detail::parallel_for(dst.segments(), std::max<std::int64_t>(1, tuning::elementwise_grain / per),
+  const std::int64_t m = shape.segments();
+  const std::int64_t per = m > 0 ? std::max<std::int64_t>(1, shape.elements() / m) : 1;
+  vseg::detail::parallel_for(m, std::max<std::int64_t>(1, tuning::elementwise_grain / per),
                              [&](std::int64_t lo, std::int64_t hi) {
     for (std::int64_t t = lo; t < hi; ++t) {
-      const std::int64_t len = dst.length(t);
+      const std::int64_t len = shape.length(t);
       if (len == 0) continue;
       const std::int64_t first = starts[t], step = strides[t], last = first + (len - 1) * step;
-      const std::int64_t size = src.length(t);
+      const std::int64_t from_segment = by_segment ? t : 0;
+      const std::int64_t size = src.length(from_segment);
       if (first < 0 || first >= size || last < 0 || last >= size) {
         bad.store(true, std::memory_order_relaxed);
         return;
       }
-      const T* from = d + src.start(t) + first;
-      T* to = o + dst.start(t);
+      const T* from = d + src.start(from_segment) + first;
+      T* to = o + shape.start(t);
       for (std::int64_t r = 0; r < len; ++r) to[r] = from[r * step];
     }
   });

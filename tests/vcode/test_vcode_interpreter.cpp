@@ -545,4 +545,13 @@ TEST_CASE("run: BPERMUTE by a lazy INDEX computes its indices, checked per segme
     line = e.line();
   }
   CHECK(line == 17);
+  // One source and destination segment, the INDEX over two: each of its
+  // segments reads the one source segment.
+  const std::string flat = main_of(
+      "CONST INT (60000)\nMAKE_SEGDES\nCONST INT (0)\nCONST INT (1)\nCOPY 1 2\nINDEX\n"
+      "CONST INT (10000 20000)\nMAKE_SEGDES\nCONST INT (5 59999)\nCONST INT (2 -1)\nCOPY 1 2\nINDEX\n"
+      "POP 1 1\nCONST INT (30000)\nMAKE_SEGDES\nCOPY 1 3\nCPOP 1 1\nBPERMUTE INT\n");
+  const auto one = run_text(flat);
+  CHECK(one.out.find("( 5 7 9 11 ") != std::string::npos);
+  CHECK(one.out.find(" 20001 20003 59999 59998 ") != std::string::npos);
 }
