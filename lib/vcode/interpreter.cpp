@@ -32,7 +32,8 @@ namespace vseg::vcode {
 namespace detail {
 
 machine::machine(const program& prog, const run_options& opt)
-    : prog_(prog), opt_(opt), files_(opt.in, opt.out, opt.err) {
+    : prog_(prog), opt_(opt), counting_(opt.memory_words != std::numeric_limits<std::int64_t>::max()),
+      files_(opt.in, opt.out, opt.err) {
   constants_.reserve(prog.constants.size());
   for (const constant& c : prog.constants) constants_.push_back(make_slot(make_constant(c)));
   shuffle_at_.assign(prog.code.size(), -1);
@@ -135,12 +136,12 @@ void machine::materialize(slot& entry) {
         }
       },
       entry->contents());
-  words_ += v.words() - entry->words();
+  if (counting_) words_ += v.words() - entry->words();
   entry = make_slot(std::move(v));
 }
 
 void machine::check_room(std::int64_t words, std::int64_t held) const {
-  if (words > opt_.memory_words - held)
+  if (counting_ && words > opt_.memory_words - held)
     fail("memory limit exceeded: the result needs " + std::to_string(words) + " words beside the " +
          std::to_string(held) + " the stack holds, the limit (-m) is " + std::to_string(opt_.memory_words));
 }
@@ -165,7 +166,8 @@ void machine::stack_move(const instruction& ins) {
       for (std::size_t i = 0; i < count; ++i) push(stack_[first + i]);
       break;
     case opcode::pop:
-      for (std::size_t i = 0; i < count; ++i) words_ -= stack_[first + i]->words();
+      if (counting_)
+        for (std::size_t i = 0; i < count; ++i) words_ -= stack_[first + i]->words();
       stack_.erase(stack_.begin() + static_cast<std::ptrdiff_t>(first),
                    stack_.begin() + static_cast<std::ptrdiff_t>(first + count));
       break;
@@ -178,18 +180,22 @@ void machine::stack_move(const instruction& ins) {
 bool machine::shuffle(const stack_shuffle& s) {
   if (stack_.size() < s.window) return false;
   const std::size_t bottom = stack_.size() - s.window;
-  if (opt_.memory_words != std::numeric_limits<std::int64_t>::max()) {
+  if (counting_) {
     std::int64_t copies = 0;
     for (std::uint8_t p : s.copied) copies += stack_[bottom + p]->words();
     if (copies > opt_.memory_words - words_) return false;
+    for (const auto& [p, extra] : s.changed) words_ += extra * stack_[bottom + p]->words();
   }
-  std::int64_t delta = 0;
-  for (const auto& [p, extra] : s.changed) delta += extra * stack_[bottom + p]->words();
+  // An entry's last use in the new top takes the handle; earlier uses (a
+  // COPY) share it. So a moved entry's value is not touched at all.
   scratch_.clear();
-  for (std::uint8_t p : s.from) scratch_.push_back(stack_[bottom + p]);
+  for (std::size_t i = 0; i < s.from.size(); ++i) {
+    slot& e = stack_[bottom + s.from[i]];
+    if (s.moves(i)) scratch_.push_back(std::move(e));
+    else scratch_.push_back(e);
+  }
   stack_.resize(bottom + s.keep);
   for (slot& e : scratch_) stack_.push_back(std::move(e));
-  words_ += delta;
   return true;
 }
 

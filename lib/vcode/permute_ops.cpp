@@ -129,7 +129,7 @@ void machine::flagged_permute(unset_positions unset) {
 
 template <class T>
 void machine::bpermute() {  // data index src_segd dst_segd
-  if (bpermute_replicated<T>()) return;
+  if (bpermute_replicated<T>() || bpermute_by_index<T>()) return;
   const auto& data = vec<T>(4, 1);
   const int_vec& index = ints(4, 2);
   const segd& src = segdes(4, 3);

@@ -44,6 +44,11 @@ std::optional<stack_shuffle> plan_shuffle(const std::vector<instruction>& code, 
     if (uses[p] != 1) s.changed.emplace_back(static_cast<std::uint8_t>(p), static_cast<std::int8_t>(uses[p] - 1));
   while (s.keep < s.from.size() && s.from[s.keep] == s.keep && uses[s.keep] == 1) ++s.keep;
   s.from.erase(s.from.begin(), s.from.begin() + static_cast<std::ptrdiff_t>(s.keep));
+  std::vector<bool> seen(originals, false);
+  for (std::size_t i = s.from.size(); i-- > 0;) {
+    if (!seen[s.from[i]] && i < 64) s.last_use |= std::uint64_t{1} << i;
+    seen[s.from[i]] = true;
+  }
   return s;
 }
 

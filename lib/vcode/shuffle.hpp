@@ -35,6 +35,13 @@ struct stack_shuffle {
   std::vector<std::uint8_t> from;
   std::vector<std::pair<std::uint8_t, std::int8_t>> changed;
   std::vector<std::uint8_t> copied;
+  // Bit i (i < 64): from[i] is the last use of its window position, so the
+  // run may move that entry there instead of sharing it. `from` may be
+  // longer than 64 (a run's COPYs add to its window); those places share.
+  std::uint64_t last_use = 0;
+
+  // Whether from[i] is the last use of its position. O(1).
+  bool moves(std::size_t i) const noexcept { return i < 64 && ((last_use >> i) & 1u) != 0; }
 };
 
 // The shuffle of the run of stack moves starting at code[pc], if it is at

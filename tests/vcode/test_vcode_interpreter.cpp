@@ -517,3 +517,41 @@ TEST_CASE("run: FLOAT sums and products go left to right in each segment, as NES
                               "CONST SEGDES (20000 0 30000)\n";
   CHECK(run_text(main_of(factors + "*_REDUCE FLOAT\n")).out == products + " )\n");
 }
+
+TEST_CASE("run: BPERMUTE by a lazy INDEX computes its indices, checked per segment") {
+  // S: two source segments of 30000, D: data 0.. and 100000..; T: two
+  // destination segments of 10000 and 20000; I: an INDEX over T (lazy: 30000
+  // elements) with starts 5 and 29999, strides 2 and -1.
+  const std::string head =
+      "CONST INT (30000 30000)\nMAKE_SEGDES\nCONST INT (0 100000)\nCONST INT (1 1)\nCOPY 1 2\nINDEX\n"
+      "CONST INT (10000 20000)\nMAKE_SEGDES\n";
+  const auto with_strides = [&](const std::string& strides, const std::string& force) {
+    return main_of(head + "CONST INT (5 29999)\nCONST INT " + strides + "\nCOPY 1 2\nINDEX\n" + force +
+                   "CPOP 1 1\nCOPY 1 3\nCPOP 1 1\nBPERMUTE INT\n");
+  };
+  // OR of the index with itself writes it out (a stored index, the plain BPERMUTE).
+  const auto lazy = run_text(with_strides("(2 -1)", ""));
+  const auto stored = run_text(with_strides("(2 -1)", "COPY 1 0\nOR INT\n"));
+  CHECK(lazy.out == stored.out);
+  CHECK(lazy.out.find("( 5 7 9 11 ") != std::string::npos);
+  CHECK(lazy.out.find(" 20001 20003 129999 129998 ") != std::string::npos);
+  // Stride 3 reaches 5 + 3 * 9999 = 30002 in a segment of 30000: the plain
+  // BPERMUTE reports it, on BPERMUTE's line.
+  const std::string bad = with_strides("(3 -1)", "");
+  int line = 0;
+  try {
+    run_text(bad);
+  } catch (const error& e) {
+    line = e.line();
+  }
+  CHECK(line == 17);
+  // One source and destination segment, the INDEX over two: each of its
+  // segments reads the one source segment.
+  const std::string flat = main_of(
+      "CONST INT (60000)\nMAKE_SEGDES\nCONST INT (0)\nCONST INT (1)\nCOPY 1 2\nINDEX\n"
+      "CONST INT (10000 20000)\nMAKE_SEGDES\nCONST INT (5 59999)\nCONST INT (2 -1)\nCOPY 1 2\nINDEX\n"
+      "POP 1 1\nCONST INT (30000)\nMAKE_SEGDES\nCOPY 1 3\nCPOP 1 1\nBPERMUTE INT\n");
+  const auto one = run_text(flat);
+  CHECK(one.out.find("( 5 7 9 11 ") != std::string::npos);
+  CHECK(one.out.find(" 20001 20003 59999 59998 ") != std::string::npos);
+}

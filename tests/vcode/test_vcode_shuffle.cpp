@@ -50,6 +50,27 @@ TEST_CASE("plan_shuffle: a COPY that stays is counted in changed") {
   REQUIRE(s->changed.size() == 1);
   CHECK(s->changed[0].first == 1);
   CHECK(s->changed[0].second == 1);
+  // b's first place shares it, its last takes it; a is used once, moved.
+  CHECK_FALSE(s->moves(0));
+  CHECK(s->moves(1));
+  CHECK(s->moves(2));
+  CHECK(s->last_use == 0b110);
+}
+
+TEST_CASE("plan_shuffle: a new top of more than 64 places moves only in its first 64") {
+  // CPOP 1 1 swaps the top two; COPY 1 63 then reads 64 entries and makes
+  // a 65th place (Barnes-Hut has such runs). Places from 64 on have no
+  // bit, so they share.
+  const std::vector<instruction> code{move(opcode::cpop, 1, 1), move(opcode::copy, 1, 63)};
+  const auto s = plan_shuffle(code, 0);
+  REQUIRE(s.has_value());
+  CHECK(s->window == 64);
+  REQUIRE(s->keep + s->from.size() == 65);
+  for (std::size_t i = 64; i < s->from.size(); ++i) CHECK_FALSE(s->moves(i));
+  // Every position still used is moved by at most one place.
+  std::vector<int> moved(64, 0);
+  for (std::size_t i = 0; i < s->from.size(); ++i) moved[s->from[i]] += s->moves(i) ? 1 : 0;
+  for (int m : moved) CHECK(m <= 1);
 }
 
 TEST_CASE("plan_shuffle: the run stops at the first other instruction and at a move past 64 entries") {

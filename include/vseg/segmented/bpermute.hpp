@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "vseg/array.hpp"
 #include "vseg/detail/error.hpp"
@@ -27,6 +28,19 @@ struct gather_flagged {
   const Flag* flags;
   bool operator()(std::int64_t k) const noexcept { return static_cast<bool>(flags[k]); }
 };
+
+// o[k] = in[idx[k]] for k in [lo, hi) when every index there is in [0, len);
+// false, writing nothing, otherwise. The range check vectorises and the
+// gather keeps its pointers in registers: inside bpermute_s_body's lambdas
+// GCC reloaded the captured pointers at every element, twice the loads of
+// the gather itself (Barnes-Hut's BPERMUTE FLOAT, notes/vcode.md).
+// O(hi - lo).
+template <class T, class I>
+bool gather_in_range(const T* in, std::int64_t len, const I* idx, T* o, std::int64_t lo, std::int64_t hi) noexcept {
+  if (!all_in_range(idx, lo, hi, len)) return false;
+  for (std::int64_t k = lo; k < hi; ++k) o[k] = in[static_cast<std::int64_t>(idx[k])];
+  return true;
+}
 
 // The body of bpermute_s and bpermute_flagged_s: o[k] = src_j[idx[k]] for
 // every position k of segment j of index_segd that `gathers`, *fill for the
@@ -59,6 +73,9 @@ void bpermute_s_body(const char* op, const segd& src_segd, const T* in, const se
                              [&](std::int64_t j, std::int64_t lo, std::int64_t hi) {
                                const std::int64_t base = from.start(j);
                                const std::int64_t len = from.length(j);
+                               if constexpr (std::is_same_v<Gathers, gather_every>) {
+                                 if (gather_in_range(in + base, len, idx, o, lo, hi)) return;
+                               }
                                for (std::int64_t k = lo; k < hi; ++k) gather(k, base, len);
                              });
     });
