@@ -13,6 +13,9 @@
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 #endif
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <cstring>
 #include <vector>
 
@@ -230,6 +233,65 @@ bool read_chunks_direct(hid_t dataset, std::uint64_t chunk, std::size_t size, st
     std::memcpy(dst + (from - begin) * static_cast<std::int64_t>(size), src + (from - lo) * static_cast<std::int64_t>(size),
                 static_cast<std::size_t>(to - from) * size);
   }
+  return true;
+}
+
+bool map_chunks_direct(hid_t dataset, int fd, std::uint64_t file_size, std::uint64_t chunk, std::size_t size,
+                       std::int64_t elements, std::int64_t begin, std::int64_t end,
+                       std::vector<mapped_chunks::piece>& pieces, std::vector<std::pair<void*, std::size_t>>& maps) {
+  if (fd < 0 || chunk == 0 || begin < 0 || end > elements || end <= begin) return false;
+  const auto c_chunk = static_cast<std::int64_t>(chunk);
+  const std::int64_t first = (begin + c_chunk - 1) / c_chunk;
+  // The last chunk is whole for the range when the range reaches the end.
+  const std::int64_t last = end == elements ? (end + c_chunk - 1) / c_chunk : end / c_chunk;
+  if (first >= last) return false;
+  const std::size_t chunk_bytes = static_cast<std::size_t>(chunk) * size;
+  const auto page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+  struct located {
+    std::uint64_t addr;
+    std::int64_t c;
+  };
+  std::vector<located> where;
+  for (std::int64_t c = first; c < last; ++c) {
+    const auto offset = static_cast<hsize_t>(c) * chunk;
+    unsigned mask = 0;
+    haddr_t addr = HADDR_UNDEF;
+    hsize_t stored = 0;
+    if (H5Dget_chunk_info_by_coord(dataset, &offset, &mask, &addr, &stored) < 0) {
+      H5Eclear2(H5E_DEFAULT);
+      return false;
+    }
+    if (addr == HADDR_UNDEF || mask != 0 || stored != chunk_bytes + 4 || addr > file_size || file_size - addr < stored)
+      return false;
+    where.push_back({addr, c});
+  }
+  std::vector<mapped_chunks::piece> new_pieces;
+  std::vector<std::pair<void*, std::size_t>> new_maps;
+  auto undo = [&] {
+    for (const auto& [p, n] : new_maps) ::munmap(p, n);
+    return false;
+  };
+  for (std::size_t i = 0; i < where.size();) {
+    // A run of chunks that follow each other in the file: one mapping.
+    std::size_t j = i + 1;
+    while (j < where.size() && where[j].addr == where[j - 1].addr + chunk_bytes + 4) ++j;
+    const std::uint64_t start = where[i].addr - where[i].addr % page;
+    const std::uint64_t stop = where[j - 1].addr + chunk_bytes + 4;
+    void* p = ::mmap(nullptr, stop - start, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, static_cast<off_t>(start));
+    if (p == MAP_FAILED) return undo();
+    new_maps.emplace_back(p, stop - start);
+    for (std::size_t k = i; k < j; ++k) {
+      const unsigned char* bytes = static_cast<const unsigned char*>(p) + (where[k].addr - start);
+      std::uint32_t sum = 0;
+      std::memcpy(&sum, bytes + chunk_bytes, 4);  // little-endian, as HDF5 encodes it
+      if (sum != fletcher32(bytes, chunk_bytes)) return undo();
+      const std::int64_t lo = where[k].c * c_chunk;
+      new_pieces.push_back({lo, std::min(c_chunk, elements - lo), bytes});
+    }
+    i = j;
+  }
+  pieces.insert(pieces.end(), new_pieces.begin(), new_pieces.end());
+  maps.insert(maps.end(), new_maps.begin(), new_maps.end());
   return true;
 }
 

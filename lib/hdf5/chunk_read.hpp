@@ -7,7 +7,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
+#include <utility>
 #include <vector>
+
+#include "vseg/hdf5/file.hpp"
 
 namespace vseg::hdf5::detail {
 
@@ -42,5 +45,18 @@ struct chunk_cache {
 // reports the problem. O(end - begin + chunk).
 bool read_chunks_direct(hid_t dataset, std::uint64_t chunk, std::size_t size, std::int64_t begin,
                         std::int64_t end, void* out, chunk_cache& cache);
+
+// The whole chunks of a direct-readable dataset of `elements` elements
+// within [begin, end), mapped read-only (MAP_POPULATE) from descriptor fd of
+// a file of file_size bytes whose HDF5 addresses are file offsets (no user
+// block): one mapping per run of chunks adjacent in the file, appended to
+// maps; one piece per chunk, appended to pieces, each chunk verified
+// against its Fletcher-32 checksum. Returns false, having unmapped what it
+// mapped and appended nothing, when any chunk is not as expected (the
+// caller then reads through read_chunks_direct or HDF5, which reports it).
+// O(end - begin).
+bool map_chunks_direct(hid_t dataset, int fd, std::uint64_t file_size, std::uint64_t chunk, std::size_t size,
+                       std::int64_t elements, std::int64_t begin, std::int64_t end,
+                       std::vector<mapped_chunks::piece>& pieces, std::vector<std::pair<void*, std::size_t>>& maps);
 
 }  // namespace vseg::hdf5::detail
