@@ -275,7 +275,9 @@ struct reader::state {
     // chunks kept in its cache so that the many small reads of small blocks
     // do not re-read and re-check a chunk each time; the rest through HDF5.
     if (direct != nullptr) {
-      if (detail::read_chunks_direct(dataset, chunk_elements, H5Tget_size(mem_type), begin, end, out, *direct)) return;
+      if (detail::read_chunks_direct(dataset, chunk_elements, H5Tget_size(mem_type), begin, end, out, *direct,
+                                     mappable ? fd : -1, file_size))
+        return;
       H5Eclear2(H5E_DEFAULT);
     }
     const hsize_t start = static_cast<hsize_t>(begin), n = static_cast<hsize_t>(end - begin);
