@@ -110,7 +110,10 @@ class mapped_chunks {
     std::int64_t first = 0, count = 0;
     const unsigned char* bytes = nullptr;
   };
+  // Nothing mapped. O(1).
   mapped_chunks() = default;
+  // Takes other's mappings (other is left empty); the assignment unmaps
+  // this one's first; the destructor unmaps. O(mappings).
   mapped_chunks(mapped_chunks&& other) noexcept;
   mapped_chunks& operator=(mapped_chunks&& other) noexcept;
   mapped_chunks(const mapped_chunks&) = delete;
