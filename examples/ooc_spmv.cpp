@@ -50,6 +50,8 @@ int main(int argc, char** argv) {
                 static_cast<long long>(r.blocks), static_cast<long long>(r.block_bytes),
                 static_cast<long long>(r.in_flight));
     if (options.drop_cache) std::printf("sequential_read %.1f MB/s (cold)\n", read_rate / 1e6);
+    std::printf("read in place %.0f%% (mapped chunks)\n", r.bytes_per_pass > 0 && options.iterations > 0
+                ? 100.0 * static_cast<double>(r.mapped_bytes) / (static_cast<double>(r.bytes_per_pass) * static_cast<double>(options.iterations)) : 0.0);
     std::printf("time %.3f s (%lld iterations)\n", r.seconds, static_cast<long long>(options.iterations));
     std::printf("cpu %.3f s\n", r.cpu_seconds);
     if (options.drop_cache && read_rate > 0)

@@ -39,8 +39,11 @@ if old:
 times = {c: [] for c in contenders}
 cpus = {c: [] for c in contenders}
 rss = {c: [] for c in contenders}
+order = list(contenders.items())
 for r in range(rounds):
-    for c, cmd in contenders.items():
+    # Each round starts one contender later: no contender always runs first
+    # (after the previous round's largest run) or last.
+    for c, cmd in order[r % len(order):] + order[:r % len(order)]:
         p = subprocess.run(["/usr/bin/time", "-f", "maxrss %M"] + cmd, check=True, capture_output=True, text=True)
         t = float(re.search(r"^time ([0-9.]+) s", p.stdout, re.M).group(1))
         m = int(re.search(r"maxrss (\d+)", p.stderr).group(1))
@@ -65,7 +68,8 @@ lines = [
     "`reduceat(v * x[c])`, one compute per iteration). Time: the program's own timer (no start-up); "
     "CPU: the CPU time of all the process's threads over the same span (less sensitive to the other "
     "helpers' load, which stretches wall time while a process waits for a core); "
-    "peak RSS: `/usr/bin/time`. Medians of " + str(rounds) + " interleaved rounds, min-max in brackets."
+    "peak RSS: `/usr/bin/time`. Medians of " + str(rounds) + " interleaved rounds (each round starting one "
+    "contender later), min-max in brackets."
     + (f" Old vseg: the build in `{old}`, run in the same rounds." if old else ""),
     "",
     "| operation | vseg s | dask s | dask / vseg | vseg CPU s | dask CPU s | CPU dask / vseg | vseg peak RSS MB | dask peak RSS MB |",

@@ -13,7 +13,11 @@
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 #endif
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <cstring>
+#include <limits>
 #include <vector>
 
 namespace vseg::hdf5::detail {
@@ -127,7 +131,7 @@ run_sums sums(const unsigned char* data, std::size_t n) {
 
 }  // namespace
 
-std::uint32_t fletcher32(const unsigned char* data, std::size_t len) {
+std::uint32_t fletcher32_copy(const unsigned char* data, std::size_t len, unsigned char* dst, std::size_t copy_len) {
   // 16-bit big-endian words, the sums folded every 360 words (HDF5's
   // H5checksum.c). Within a run of n words HDF5's sums never overflow 32
   // bits, so they are exact, and the run can be summed in closed form:
@@ -139,6 +143,12 @@ std::uint32_t fletcher32(const unsigned char* data, std::size_t len) {
     const std::size_t n = words > 360 ? 360 : words;
     words -= n;
     const run_sums r = sums(data, n);
+    if (copy_len != 0) {  // the run is in L1 now: copied from there
+      const std::size_t c = copy_len < 2 * n ? copy_len : 2 * n;
+      std::memcpy(dst, data, c);
+      dst += c;
+      copy_len -= c;
+    }
     data += 2 * n;
     const auto n32 = static_cast<std::uint32_t>(n);
     sum2 += n32 * sum1 + n32 * r.s - r.t;  // exact modulo 2^32, as HDF5's loop
@@ -146,6 +156,7 @@ std::uint32_t fletcher32(const unsigned char* data, std::size_t len) {
     sum1 = (sum1 & 0xffff) + (sum1 >> 16);
     sum2 = (sum2 & 0xffff) + (sum2 >> 16);
   }
+  if (copy_len != 0) std::memcpy(dst, data, copy_len);  // the odd last byte
   if (len % 2 != 0) {
     sum1 += static_cast<std::uint32_t>(*data << 8);
     sum2 += sum1;
@@ -156,6 +167,8 @@ std::uint32_t fletcher32(const unsigned char* data, std::size_t len) {
   sum2 = (sum2 & 0xffff) + (sum2 >> 16);
   return (sum2 << 16) | sum1;
 }
+
+std::uint32_t fletcher32(const unsigned char* data, std::size_t len) { return fletcher32_copy(data, len, nullptr, 0); }
 
 bool direct_readable(hid_t dataset, hid_t file_type) {
   if constexpr (std::endian::native != std::endian::little) return false;
@@ -210,13 +223,33 @@ const unsigned char* cached_chunk(chunk_cache& cache, hid_t dataset, std::uint64
 }  // namespace
 
 bool read_chunks_direct(hid_t dataset, std::uint64_t chunk, std::size_t size, std::int64_t begin,
-                        std::int64_t end, void* out, chunk_cache& cache) {
+                        std::int64_t end, void* out, chunk_cache& cache, int fd, std::uint64_t file_size) {
   if (end <= begin) return true;
   const std::size_t chunk_bytes = static_cast<std::size_t>(chunk) * size;
   const std::lock_guard lock(cache.mutex);
   auto* dst = static_cast<unsigned char*>(out);
+  // The whole chunks mapped, each checked and copied in one pass over it
+  // (fletcher32_copy): pread's copy into place and then the check read
+  // every byte twice, the second time from memory (a chunk outgrows L2).
+  std::vector<mapped_chunks::piece> pieces;
+  std::vector<std::pair<void*, std::size_t>> maps;
+  constexpr std::int64_t no_end = std::numeric_limits<std::int64_t>::max();  // only whole chunks
+  if (fd >= 0 && map_chunks_direct(dataset, fd, file_size, chunk, size, no_end, begin, end, pieces, maps, false)) {
+    bool ok = true;
+    for (const auto& p : pieces) {
+      std::uint32_t sum = 0;
+      std::memcpy(&sum, p.bytes + chunk_bytes, 4);
+      ok = ok && sum == fletcher32_copy(p.bytes, chunk_bytes, dst + (p.first - begin) * static_cast<std::int64_t>(size),
+                                        chunk_bytes);
+    }
+    for (const auto& [p, n] : maps) ::munmap(p, n);
+    if (!ok) return false;
+  }
+  const std::int64_t mapped_lo = pieces.empty() ? end : pieces.front().first;
+  const std::int64_t mapped_hi = pieces.empty() ? end : pieces.back().first + pieces.back().count;
   const auto first = static_cast<std::uint64_t>(begin) / chunk, last = static_cast<std::uint64_t>(end - 1) / chunk;
   for (std::uint64_t c = first; c <= last; ++c) {
+    if (static_cast<std::int64_t>(c * chunk) >= mapped_lo && static_cast<std::int64_t>(c * chunk) < mapped_hi) continue;
     const auto lo = static_cast<std::int64_t>(c * chunk), hi = lo + static_cast<std::int64_t>(chunk);
     const std::int64_t from = lo > begin ? lo : begin, to = hi < end ? hi : end;
     // A whole chunk whose 4 trailing checksum bytes land inside out (they
@@ -230,6 +263,66 @@ bool read_chunks_direct(hid_t dataset, std::uint64_t chunk, std::size_t size, st
     std::memcpy(dst + (from - begin) * static_cast<std::int64_t>(size), src + (from - lo) * static_cast<std::int64_t>(size),
                 static_cast<std::size_t>(to - from) * size);
   }
+  return true;
+}
+
+bool map_chunks_direct(hid_t dataset, int fd, std::uint64_t file_size, std::uint64_t chunk, std::size_t size,
+                       std::int64_t elements, std::int64_t begin, std::int64_t end,
+                       std::vector<mapped_chunks::piece>& pieces, std::vector<std::pair<void*, std::size_t>>& maps,
+                       bool verify) {
+  if (fd < 0 || chunk == 0 || begin < 0 || end > elements || end <= begin) return false;
+  const auto c_chunk = static_cast<std::int64_t>(chunk);
+  const std::int64_t first = (begin + c_chunk - 1) / c_chunk;
+  // The last chunk is whole for the range when the range reaches the end.
+  const std::int64_t last = end == elements ? (end + c_chunk - 1) / c_chunk : end / c_chunk;
+  if (first >= last) return false;
+  const std::size_t chunk_bytes = static_cast<std::size_t>(chunk) * size;
+  const auto page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+  struct located {
+    std::uint64_t addr;
+    std::int64_t c;
+  };
+  std::vector<located> where;
+  for (std::int64_t c = first; c < last; ++c) {
+    const auto offset = static_cast<hsize_t>(c) * chunk;
+    unsigned mask = 0;
+    haddr_t addr = HADDR_UNDEF;
+    hsize_t stored = 0;
+    if (H5Dget_chunk_info_by_coord(dataset, &offset, &mask, &addr, &stored) < 0) {
+      H5Eclear2(H5E_DEFAULT);
+      return false;
+    }
+    if (addr == HADDR_UNDEF || mask != 0 || stored != chunk_bytes + 4 || addr > file_size || file_size - addr < stored)
+      return false;
+    where.push_back({addr, c});
+  }
+  std::vector<mapped_chunks::piece> new_pieces;
+  std::vector<std::pair<void*, std::size_t>> new_maps;
+  auto undo = [&] {
+    for (const auto& [p, n] : new_maps) ::munmap(p, n);
+    return false;
+  };
+  for (std::size_t i = 0; i < where.size();) {
+    // A run of chunks that follow each other in the file: one mapping.
+    std::size_t j = i + 1;
+    while (j < where.size() && where[j].addr == where[j - 1].addr + chunk_bytes + 4) ++j;
+    const std::uint64_t start = where[i].addr - where[i].addr % page;
+    const std::uint64_t stop = where[j - 1].addr + chunk_bytes + 4;
+    void* p = ::mmap(nullptr, stop - start, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, static_cast<off_t>(start));
+    if (p == MAP_FAILED) return undo();
+    new_maps.emplace_back(p, stop - start);
+    for (std::size_t k = i; k < j; ++k) {
+      const unsigned char* bytes = static_cast<const unsigned char*>(p) + (where[k].addr - start);
+      std::uint32_t sum = 0;
+      std::memcpy(&sum, bytes + chunk_bytes, 4);  // little-endian, as HDF5 encodes it
+      if (verify && sum != fletcher32(bytes, chunk_bytes)) return undo();
+      const std::int64_t lo = where[k].c * c_chunk;
+      new_pieces.push_back({lo, std::min(c_chunk, elements - lo), bytes});
+    }
+    i = j;
+  }
+  pieces.insert(pieces.end(), new_pieces.begin(), new_pieces.end());
+  maps.insert(maps.end(), new_maps.begin(), new_maps.end());
   return true;
 }
 

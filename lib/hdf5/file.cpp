@@ -8,6 +8,8 @@
 #include "common.hpp"
 
 #include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <hdf5.h>
 #include <unistd.h>
 
@@ -236,6 +238,10 @@ struct reader::state {
   }
 
   int fd = -1;  // the sec2 driver's descriptor, for posix_fadvise
+  // Whether chunks can be mapped from fd (map_chunks): HDF5 addresses are
+  // file offsets (no user block); and the file's size when opened.
+  bool mappable = false;
+  std::uint64_t file_size = 0;
 
   void prefetch(hid_t dataset, std::int64_t begin, std::int64_t end) const {
     if (fd < 0 || end <= begin) return;
@@ -269,7 +275,9 @@ struct reader::state {
     // chunks kept in its cache so that the many small reads of small blocks
     // do not re-read and re-check a chunk each time; the rest through HDF5.
     if (direct != nullptr) {
-      if (detail::read_chunks_direct(dataset, chunk_elements, H5Tget_size(mem_type), begin, end, out, *direct)) return;
+      if (detail::read_chunks_direct(dataset, chunk_elements, H5Tget_size(mem_type), begin, end, out, *direct,
+                                     mappable ? fd : -1, file_size))
+        return;
       H5Eclear2(H5E_DEFAULT);
     }
     const hsize_t start = static_cast<hsize_t>(begin), n = static_cast<hsize_t>(end - begin);
@@ -300,6 +308,14 @@ reader::reader(std::string path) : s_(new state) {
   if (H5Fget_vfd_handle(s.file.get(), H5P_DEFAULT, &vfd) >= 0 && vfd != nullptr) {
     s.fd = *static_cast<int*>(vfd);
     ::posix_fadvise(s.fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+    struct stat st {};
+    handle fcpl(H5Fget_create_plist(s.file.get()), H5Pclose);
+    hsize_t user_block = 1;
+    if (fcpl.valid() && H5Pget_userblock(fcpl.get(), &user_block) >= 0 && user_block == 0 && ::fstat(s.fd, &st) == 0) {
+      s.mappable = true;
+      s.file_size = static_cast<std::uint64_t>(st.st_size);
+    }
+    H5Eclear2(H5E_DEFAULT);
   }
   handle root(H5Gopen2(s.file.get(), "/", H5P_DEFAULT), H5Gclose);
   if (!root.valid()) fail("read", s.path, "", "cannot open the root group: ", hdf5_detail());
@@ -421,6 +437,46 @@ void reader::prefetch_values(std::size_t field_index, std::int64_t begin, std::i
   silence();
   if (field_index >= s_->values.size()) return;
   s_->prefetch(s_->values[field_index].get(), std::max<std::int64_t>(begin, 0), std::min(end, s_->elements));
+}
+
+}  // namespace vseg::hdf5
+
+namespace vseg::hdf5 {
+
+mapped_chunks::mapped_chunks(mapped_chunks&& other) noexcept
+    : pieces_(std::move(other.pieces_)), maps_(std::move(other.maps_)) {
+  other.pieces_.clear();
+  other.maps_.clear();
+}
+
+mapped_chunks& mapped_chunks::operator=(mapped_chunks&& other) noexcept {
+  if (this != &other) {
+    reset();
+    pieces_ = std::move(other.pieces_);
+    maps_ = std::move(other.maps_);
+    other.pieces_.clear();
+    other.maps_.clear();
+  }
+  return *this;
+}
+
+mapped_chunks::~mapped_chunks() { reset(); }
+
+void mapped_chunks::reset() noexcept {
+  for (const auto& [p, n] : maps_) ::munmap(p, n);
+  maps_.clear();
+  pieces_.clear();
+}
+
+mapped_chunks reader::map_chunks(std::size_t field_index, std::int64_t begin, std::int64_t end) const {
+  silence();
+  mapped_chunks out;
+  if (field_index >= s_->values.size() || !s_->mappable || s_->values_direct[field_index] == nullptr) return out;
+  // One mapping at a time per dataset's cache lock: HDF5 is not called concurrently.
+  const std::lock_guard lock(s_->values_direct[field_index]->mutex);
+  detail::map_chunks_direct(s_->values[field_index].get(), s_->fd, s_->file_size, detail::chunk_elements,
+                            s_->fields[field_index].type.size, s_->elements, begin, end, out.pieces_, out.maps_);
+  return out;
 }
 
 }  // namespace vseg::hdf5

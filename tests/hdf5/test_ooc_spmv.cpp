@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <string>
 #include <vector>
@@ -93,6 +94,51 @@ TEST_CASE("a larger case: the same bits under every budget, and the in-memory re
   for (std::size_t i = 0; i < expected.size(); ++i)
     worst = std::max(worst, std::fabs(whole.x[i] - expected[i]) / expected[i]);
   CHECK(worst < 1e-13);
+}
+
+TEST_CASE("blocks read from a mapping of the file: the same bits, and a corrupt or truncated file named") {
+  // 9.6 MB: budgets of 16 and 40 MiB give blocks of 4 and 10 MiB, read from
+  // mapped chunks (several per block, rows across their boundaries), 1 MiB
+  // blocks are copied; 1 GiB holds everything in one mapped block.
+  const std::string path = temp_path("mapped.h5");
+  vseg::ooc::generate_rmat(path, 100'000, 8);
+  const auto copied = vseg::ooc::pagerank_spmv(path, budget(std::int64_t{4} << 20, 2));
+  CHECK(copied.mapped_bytes == 0);
+  for (std::int64_t bytes : {std::int64_t{16} << 20, std::int64_t{40} << 20, std::int64_t{1} << 30}) {
+    INFO("budget " << bytes);
+    const auto r = vseg::ooc::pagerank_spmv(path, budget(bytes, 2));
+    CHECK(r.mapped_bytes > r.bytes_per_pass);  // most of 2 passes
+    CHECK(vseg::test::same_bits(r.x, copied.x));
+  }
+  const auto bytes = fs::file_size(path);
+  auto error_of = [&](const std::string& p) {
+    try {
+      (void)vseg::ooc::pagerank_spmv(p, budget(std::int64_t{16} << 20, 1));
+    } catch (const vseg::hdf5::error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  SUBCASE("bytes flipped in the values (the middle of the file: after the whole chunks of columns)") {
+    const std::string bad = temp_path("mapped-flipped.h5");
+    fs::copy_file(path, bad, fs::copy_options::overwrite_existing);
+    {
+      std::fstream f(bad, std::ios::in | std::ios::out | std::ios::binary);
+      f.seekp(static_cast<std::streamoff>(bytes / 2));
+      const char junk[8] = {'\x55', '\x13', '\x7f', '\x01', '\x55', '\x13', '\x7f', '\x01'};
+      f.write(junk, sizeof junk);
+    }
+    const std::string e = error_of(bad);
+    CHECK(e.find(bad) != std::string::npos);
+    CHECK_MESSAGE(e.find("dataset 'values'") != std::string::npos, e);
+  }
+  SUBCASE("truncated in the values") {
+    const std::string bad = temp_path("mapped-truncated.h5");
+    fs::copy_file(path, bad, fs::copy_options::overwrite_existing);
+    fs::resize_file(bad, bytes * 3 / 4);
+    const std::string e = error_of(bad);
+    CHECK(e.find(bad) != std::string::npos);
+  }
 }
 
 TEST_CASE("bad inputs: a budget below a row, a column out of range") {

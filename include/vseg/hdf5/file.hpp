@@ -25,6 +25,7 @@
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace vseg::hdf5 {
@@ -96,6 +97,45 @@ class writer {
   std::unique_ptr<state> s_;
 };
 
+// Whole chunks of one field mapped read-only from the file
+// (reader::map_chunks), each checked against its Fletcher-32 checksum when
+// mapped: elements [begin(), end()) as pieces of contiguous elements (one
+// per chunk; the chunks' checksums lie between them). A piece's bytes need
+// not be aligned for the element type: read them with std::memcpy.
+// Unmapped when destroyed; moved, not copied.
+class mapped_chunks {
+ public:
+  // Elements [first, first + count), element `first` at bytes.
+  struct piece {
+    std::int64_t first = 0, count = 0;
+    const unsigned char* bytes = nullptr;
+  };
+  // Nothing mapped. O(1).
+  mapped_chunks() = default;
+  // Takes other's mappings (other is left empty); the assignment unmaps
+  // this one's first; the destructor unmaps. O(mappings).
+  mapped_chunks(mapped_chunks&& other) noexcept;
+  mapped_chunks& operator=(mapped_chunks&& other) noexcept;
+  mapped_chunks(const mapped_chunks&) = delete;
+  mapped_chunks& operator=(const mapped_chunks&) = delete;
+  ~mapped_chunks();
+
+  // The pieces, in element order, without gaps. O(1).
+  const std::vector<piece>& pieces() const noexcept { return pieces_; }
+  // Whether nothing is mapped. O(1).
+  bool empty() const noexcept { return pieces_.empty(); }
+  // The first element mapped and one past the last (0, 0 when empty). O(1).
+  std::int64_t begin() const noexcept { return empty() ? 0 : pieces_.front().first; }
+  std::int64_t end() const noexcept { return empty() ? 0 : pieces_.back().first + pieces_.back().count; }
+  // Unmaps everything now. O(mappings).
+  void reset() noexcept;
+
+ private:
+  friend class reader;
+  std::vector<piece> pieces_;
+  std::vector<std::pair<void*, std::size_t>> maps_;  // address, length
+};
+
 // Reads a stored nested array: the constructor checks the layout (name,
 // version, depth, datasets, their types and sizes); reads check every chunk's
 // checksum and every offsets range they return.
@@ -133,6 +173,16 @@ class reader {
   // index cannot place is skipped. O(chunks in the range).
   void prefetch_offsets(std::int64_t level, std::int64_t begin, std::int64_t end) const;
   void prefetch_values(std::size_t field_index, std::int64_t begin, std::int64_t end) const;
+
+  // The whole chunks of a field inside elements [begin, end) (the dataset's
+  // last chunk counts as whole), mapped read-only from the file (populated:
+  // a cold chunk is read here) and each checked against its checksum: a
+  // blocked computation reads them in place, without read_values' copy out
+  // of the page cache. Empty when nothing can be mapped: no whole chunk in
+  // the range, a dataset or file the direct path cannot read, or any chunk
+  // not as expected (a checksum mismatch included); read_values then reads,
+  // and reports, the same elements. O(end - begin).
+  mapped_chunks map_chunks(std::size_t field_index, std::int64_t begin, std::int64_t end) const;
 
  private:
   struct state;

@@ -44,6 +44,7 @@ struct spmv_result {
   double cpu_seconds = 0;           // the CPU time of all threads in them
   std::int64_t bytes_per_pass = 0;  // matrix bytes read per iteration
   std::int64_t blocks = 0, in_flight = 0, block_bytes = 0;
+  std::int64_t mapped_bytes = 0;    // matrix bytes read in place from mapped chunks, all iterations
 };
 
 // I iterations of x <- A x / |A x|_1 from x = 1/n, the matrix at path read
