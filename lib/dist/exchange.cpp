@@ -12,6 +12,19 @@ namespace vseg::dist::detail {
 
 namespace {
 
+// Runs `work` while `requests` are in flight, then waits for them all; if
+// the work throws, the requests are still completed before it propagates
+// (their buffers may go away with the exception).
+void work_then_wait(const meanwhile& work, std::vector<MPI_Request>& requests) {
+  try {
+    work();
+  } catch (...) {
+    MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
+    throw;
+  }
+  check_mpi(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+}
+
 std::atomic<std::int64_t> testing_limit{0};
 
 // Point-to-point exchange in messages of at most `limit` elements, each sent
@@ -19,7 +32,7 @@ std::atomic<std::int64_t> testing_limit{0};
 // ever narrowed to int. Message i of a block carries the same elements on
 // both sides, so the matching order of MPI (same source, same tag) suffices.
 void alltoallv_chunked(const char* send, const layout& send_layout, char* recv, const layout& recv_layout,
-                       MPI_Datatype type, std::int64_t limit, MPI_Comm comm) {
+                       MPI_Datatype type, std::int64_t limit, MPI_Comm comm, const meanwhile& work) {
   MPI_Aint lower = 0, extent = 0;
   check_mpi(MPI_Type_get_extent(type, &lower, &extent), "MPI_Type_get_extent");
   const int nranks = static_cast<int>(send_layout.counts.size());
@@ -38,7 +51,7 @@ void alltoallv_chunked(const char* send, const layout& send_layout, char* recv, 
   };
   for (int r = 0; r < nranks; ++r) post(false, r, recv_layout.counts[r], recv_layout.displs[r]);
   for (int r = 0; r < nranks; ++r) post(true, r, send_layout.counts[r], send_layout.displs[r]);
-  check_mpi(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+  work_then_wait(work, requests);
 }
 
 }  // namespace
@@ -69,7 +82,7 @@ std::int64_t agree_extent(std::int64_t local, MPI_Comm comm) {
 }
 
 void alltoallv(const void* send, const layout& send_layout, void* recv, const layout& recv_layout,
-               MPI_Datatype type, std::int64_t global_extent, MPI_Comm comm) {
+               MPI_Datatype type, std::int64_t global_extent, MPI_Comm comm, meanwhile work) {
   const std::size_t nranks = send_layout.counts.size();
   const std::int64_t limit = message_limit();
   // Some MPI libraries reject null buffers even for empty messages.
@@ -79,8 +92,14 @@ void alltoallv(const void* send, const layout& send_layout, void* recv, const la
 
 #if MPI_VERSION >= 4
   if (testing_limit.load(std::memory_order_relaxed) == 0) {
-    thread_local std::vector<MPI_Count> counts;
-    thread_local std::vector<MPI_Aint> displs;
+    // Per thread for a blocking exchange; a posted one owns its arrays
+    // until it completes.
+    thread_local std::vector<MPI_Count> kept_counts;
+    thread_local std::vector<MPI_Aint> kept_displs;
+    std::vector<MPI_Count> own_counts;
+    std::vector<MPI_Aint> own_displs;
+    std::vector<MPI_Count>& counts = work ? own_counts : kept_counts;
+    std::vector<MPI_Aint>& displs = work ? own_displs : kept_displs;
     counts.resize(2 * nranks);
     displs.resize(2 * nranks);
     MPI_Count* sc = counts.data();
@@ -93,18 +112,28 @@ void alltoallv(const void* send, const layout& send_layout, void* recv, const la
       rc[r] = static_cast<MPI_Count>(recv_layout.counts[r]);
       rd[r] = static_cast<MPI_Aint>(recv_layout.displs[r]);
     }
-    check_mpi(MPI_Alltoallv_c(send_buffer, sc, sd, type, recv_buffer, rc, rd, type, comm), "MPI_Alltoallv_c");
+    if (!work) {
+      check_mpi(MPI_Alltoallv_c(send_buffer, sc, sd, type, recv_buffer, rc, rd, type, comm), "MPI_Alltoallv_c");
+      return;
+    }
+    std::vector<MPI_Request> request(1);
+    check_mpi(MPI_Ialltoallv_c(send_buffer, sc, sd, type, recv_buffer, rc, rd, type, comm, request.data()),
+              "MPI_Ialltoallv_c");
+    work_then_wait(work, request);
     return;
   }
 #endif
   if (global_extent > limit) {
     alltoallv_chunked(static_cast<const char*>(send_buffer), send_layout, static_cast<char*>(recv_buffer),
-                      recv_layout, type, limit, comm);
+                      recv_layout, type, limit, comm, work);
     return;
   }
   // Every count and displacement on every rank fits in an int here. The int
-  // arrays are kept per thread: an exchange allocates nothing of its own.
-  thread_local std::vector<int> narrowed;
+  // arrays are kept per thread: a blocking exchange allocates nothing of its
+  // own; a posted one owns its arrays until it completes.
+  thread_local std::vector<int> kept;
+  std::vector<int> own;
+  std::vector<int>& narrowed = work ? own : kept;
   narrowed.resize(4 * nranks);
   int* sc = narrowed.data();
   int* sd = sc + nranks;
@@ -116,7 +145,14 @@ void alltoallv(const void* send, const layout& send_layout, void* recv, const la
     rc[r] = static_cast<int>(recv_layout.counts[r]);
     rd[r] = static_cast<int>(recv_layout.displs[r]);
   }
-  check_mpi(MPI_Alltoallv(send_buffer, sc, sd, type, recv_buffer, rc, rd, type, comm), "MPI_Alltoallv");
+  if (!work) {
+    check_mpi(MPI_Alltoallv(send_buffer, sc, sd, type, recv_buffer, rc, rd, type, comm), "MPI_Alltoallv");
+    return;
+  }
+  std::vector<MPI_Request> request(1);
+  check_mpi(MPI_Ialltoallv(send_buffer, sc, sd, type, recv_buffer, rc, rd, type, comm, request.data()),
+            "MPI_Ialltoallv");
+  work_then_wait(work, request);
 }
 
 }  // namespace vseg::dist::detail

@@ -109,7 +109,7 @@ std::int64_t global_indexer::variable_extent(std::int64_t sender_max, std::int64
 }
 
 void global_indexer::exchange_fixed(direction dir, const void* send, void* recv, std::int64_t count,
-                                    MPI_Datatype type) const {
+                                    MPI_Datatype type, detail::meanwhile work) const {
   const bool out = dir == direction::to_owners;
   const auto& send_blocks = out ? send_counts_ : recv_counts_;
   const auto& send_starts = out ? send_displs_ : recv_displs_;
@@ -117,7 +117,7 @@ void global_indexer::exchange_fixed(direction dir, const void* send, void* recv,
   const auto& recv_starts = out ? recv_displs_ : send_displs_;
   if (count == 1) {
     detail::alltoallv(send, {send_blocks, send_starts}, recv, {recv_blocks, recv_starts}, type,
-                      global_max_requests_, comm_);
+                      global_max_requests_, comm_, work);
     return;
   }
   auto scaled = [count](const std::vector<std::int64_t>& v) {
@@ -126,7 +126,7 @@ void global_indexer::exchange_fixed(direction dir, const void* send, void* recv,
     return result;
   };
   auto sc = scaled(send_blocks), sd = scaled(send_starts), rc = scaled(recv_blocks), rd = scaled(recv_starts);
-  detail::alltoallv(send, {sc, sd}, recv, {rc, rd}, type, global_max_requests_ * count, comm_);
+  detail::alltoallv(send, {sc, sd}, recv, {rc, rd}, type, global_max_requests_ * count, comm_, work);
 }
 
 }  // namespace vseg::dist

@@ -285,7 +285,8 @@ TEST_CASE("index_l(replicate(n, x), is): x replicated sends nothing; x sharded u
     CHECK(std::vector<double>(second.begin(), second.end()) == expected);
     CHECK(std::vector<double>(first.begin(), first.end()) == expected);
     if (x->spec() == sharding::replicated()) CHECK(t.calls == 0);
-    else CHECK((t.calls == 1 && t.by_function["MPI_Alltoallv"].first == 1));  // the plan's, no agreement
+    else  // the plan's exchange, no agreement; posted nonblocking (the own x copied meanwhile)
+      CHECK((t.calls == 1 && t.by_function["MPI_Ialltoallv"].first == 1));
   }
   // An index outside x, past its end or negative: the same out_of_range on
   // every rank, from the plan (the products then read its slots unchecked).
@@ -341,6 +342,36 @@ TEST_CASE("take_agreed: the checked take once per item size, then no agreement m
   auto t = counted_traffic();
   CHECK(t.by_function["MPI_Allreduce"].first == 0);
   CHECK(t.calls == 1);  // the exchange alone
+  CHECK(t.by_function["MPI_Alltoallv"].first == 1);  // blocking: no work to overlap
+  CHECK(out == expected);
+  // With work to overlap: posted nonblocking, the work runs exactly once and
+  // may write memory the exchange does not touch; the same items arrive.
+  for (const std::int64_t limit : {std::int64_t{0}, std::int64_t{2}}) {  // 2: the point-to-point path
+    INFO("message limit " << limit);
+    vseg::dist::detail::set_message_limit_for_testing(limit);
+    std::fill(out.begin(), out.end(), -1.0);
+    std::vector<double> copied(data.size(), -1.0);
+    int runs = 0;
+    const auto copy = [&] {
+      ++runs;
+      std::copy(data.begin(), data.end(), copied.begin());
+    };
+    reset_traffic();
+    fresh.take_agreed(std::span<const double>(data), std::span<double>(out), copy);
+    t = counted_traffic();
+    vseg::dist::detail::set_message_limit_for_testing(0);
+    CHECK(runs == 1);
+    CHECK(copied == data);
+    CHECK(out == expected);
+    CHECK(t.by_function["MPI_Allreduce"].first == 0);
+    CHECK(t.by_function["MPI_Alltoallv"].first == 0);
+    if (limit == 0) CHECK(t.by_function["MPI_Ialltoallv"].first == 1);
+  }
+  // Work that throws: the exchange still completes on every rank before the
+  // exception leaves (no rank left waiting, the buffers stay valid).
+  const auto fail = [] { throw std::runtime_error("work failed"); };
+  CHECK_THROWS_AS(fresh.take_agreed(std::span<const double>(data), std::span<double>(out), fail), std::runtime_error);
+  fresh.take_agreed(std::span<const double>(data), std::span<double>(out));  // the plan still works
   CHECK(out == expected);
   // A size the caller should have checked: a local logic_error, no message.
   std::vector<double> short_out(out.size() + 1);

@@ -119,9 +119,11 @@ class global_indexer {
   // mismatch here is a caller bug: std::logic_error on this rank). The first
   // call per item size is the checked take (one MPI_Allreduce), which also
   // allocates the buffers later calls reuse, so they allocate nothing and
-  // cannot fail on one rank alone. Cost: as take, minus the MPI_Allreduce.
+  // cannot fail on one rank alone. `work` runs once, while the exchange is
+  // in flight (detail::meanwhile; before the checked take). Cost: as take,
+  // minus the MPI_Allreduce.
   template <mpi_item T>
-  void take_agreed(std::span<const T> dist_data, std::span<T> out) const;
+  void take_agreed(std::span<const T> dist_data, std::span<T> out, detail::meanwhile work = {}) const;
 
   // ---- put ----------------------------------------------------------------
 
@@ -279,12 +281,15 @@ class global_indexer {
 
   // Gathers the served items from `from`, exchanges them and writes them to
   // `to` in request order (through `sorted` unless the order is the
-  // identity); the buffers are taken and the ranks agreed beforehand.
+  // identity); the buffers are taken and the ranks agreed beforehand; `work`
+  // runs while the exchange is in flight.
   template <mpi_item T>
-  void take_exchange(const T* from, T* to, int count, T* served_items, T* sorted) const;
+  void take_exchange(const T* from, T* to, int count, T* served_items, T* sorted,
+                     detail::meanwhile work = {}) const;
   // One exchange of `count` values per request; `send` and `recv` are in
   // sorted-request order (requester side) or served order (owner side).
-  void exchange_fixed(direction dir, const void* send, void* recv, std::int64_t count, MPI_Datatype type) const;
+  void exchange_fixed(direction dir, const void* send, void* recv, std::int64_t count, MPI_Datatype type,
+                      detail::meanwhile work = {}) const;
 
   // Exchanges per-request lengths, then the elements. The lengths that arrive
   // go to recv_lengths (served_size() or size() of them, in served order or

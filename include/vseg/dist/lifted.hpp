@@ -327,13 +327,17 @@ auto index_l(const replicated<T>& r, const nested<I>& is) {
   // This rank's x entries, then the fetched ones, in a buffer of the library's
   // allocator, which reuses freed blocks: no zero fill, no fresh pages.
   auto fetched = buffer<T>::for_overwrite(data.size() + plan->fetch->size());
-  std::copy(data.begin(), data.end(), fetched.data());
+  // The own entries are copied while the fetched ones are in flight: the
+  // copy hides (part of) the wait for a peer that arrives late.
+  T* to = fetched.data();
+  const auto copy_own = [&data, to] { std::copy(data.begin(), data.end(), to); };
   // No agreement per product: the plan was agreed when built and is
   // immutable, x's placement (the same object on every rank) matched the
   // plan's, so x's local size is the plan's on every rank, and the fetched
   // part has the plan's size by construction. Only the plan's first product
   // makes the checked take (detail/global_indexer_templates.hpp).
-  plan->fetch->take_agreed(std::span<const T>(data.begin(), data.end()), fetched.span().subspan(data.size()));
+  plan->fetch->take_agreed(std::span<const T>(data.begin(), data.end()), fetched.span().subspan(data.size()),
+                           copy_own);
   return planned(std::move(fetched).freeze());
 }
 

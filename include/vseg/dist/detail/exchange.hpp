@@ -11,8 +11,10 @@
 
 #include <mpi.h>
 
+#include <concepts>
 #include <cstdint>
 #include <span>
+#include <type_traits>
 
 namespace vseg::dist::detail {
 
@@ -20,6 +22,28 @@ namespace vseg::dist::detail {
 struct layout {
   std::span<const std::int64_t> counts;
   std::span<const std::int64_t> displs;
+};
+
+// Local work an exchange runs once while its messages are in flight (after
+// posting them, before waiting): it must touch neither buffer of the
+// exchange nor start another one. A callable held by reference, valid for
+// the call it is passed to; empty: the exchange just blocks.
+class meanwhile {
+ public:
+  meanwhile() = default;
+  template <class F>
+    requires(!std::same_as<std::remove_cvref_t<F>, meanwhile>)
+  meanwhile(const F& f) : call_([](const void* c) { (*static_cast<const F*>(c))(); }), context_(&f) {}
+  // Whether there is work to run. O(1).
+  explicit operator bool() const noexcept { return call_ != nullptr; }
+  // Runs the work (nothing if empty). O(the work).
+  void operator()() const {
+    if (call_) call_(context_);
+  }
+
+ private:
+  void (*call_)(const void*) = nullptr;
+  const void* context_ = nullptr;
 };
 
 // True when this MPI library has the MPI-4 large-count collectives.
@@ -38,9 +62,12 @@ void set_message_limit_for_testing(std::int64_t limit);
 
 // Collective: element i of `send` block r goes to rank r, arriving in block
 // `rank` of `recv`. `global_extent` is the largest total count on either side over all ranks
-// (agreed beforehand, e.g. by agree_extent). Cost: the MPI exchange itself.
+// (agreed beforehand, e.g. by agree_extent). With `work`, the exchange is
+// posted nonblocking (MPI_Ialltoallv, or the point-to-point messages), work
+// runs, then it waits: local work hides the wait for a late peer. Cost: the
+// MPI exchange itself.
 void alltoallv(const void* send, const layout& send_layout, void* recv, const layout& recv_layout,
-               MPI_Datatype type, std::int64_t global_extent, MPI_Comm comm);
+               MPI_Datatype type, std::int64_t global_extent, MPI_Comm comm, meanwhile work = {});
 
 // Collective: the maximum of `local` over all ranks; one MPI_Allreduce.
 std::int64_t max_over_ranks(std::int64_t local, MPI_Comm comm);

@@ -41,7 +41,8 @@ void global_indexer::exchange_variable(direction dir, std::span<const std::int64
 }
 
 template <mpi_item T>
-void global_indexer::take_exchange(const T* from, T* to, int count, T* served_items, T* sorted) const {
+void global_indexer::take_exchange(const T* from, T* to, int count, T* served_items, T* sorted,
+                                   detail::meanwhile work) const {
   const std::size_t c = group_size(count);
   // The owner gathers the requested items, in served order. One item per
   // request is an assignment: a copy_n of runtime length would be a memmove
@@ -54,10 +55,10 @@ void global_indexer::take_exchange(const T* from, T* to, int count, T* served_it
     for (std::size_t j = 0; j < n_served; ++j) std::copy_n(from + ids[j] * count, c, served_items + j * c);
   }
   if (order_is_identity_) {
-    exchange_fixed(direction::from_owners, served_items, to, count, datatype<T>());
+    exchange_fixed(direction::from_owners, served_items, to, count, datatype<T>(), work);
     return;
   }
-  exchange_fixed(direction::from_owners, served_items, sorted, count, datatype<T>());
+  exchange_fixed(direction::from_owners, served_items, sorted, count, datatype<T>(), work);
   const std::int64_t* order = order_.data();
   const std::size_t n = order_.size();
   if (c == 1) {
@@ -68,8 +69,9 @@ void global_indexer::take_exchange(const T* from, T* to, int count, T* served_it
 }
 
 template <mpi_item T>
-void global_indexer::take_agreed(std::span<const T> dist_data, std::span<T> out) const {
+void global_indexer::take_agreed(std::span<const T> dist_data, std::span<T> out, detail::meanwhile work) const {
   if (agreed_item_bytes_ < sizeof(T)) {  // the same on every rank: the checked take first
+    work();
     take_into(dist_data, out, 1, errors("dist::global_indexer::take_agreed"));
     return;
   }
@@ -83,7 +85,7 @@ void global_indexer::take_agreed(std::span<const T> dist_data, std::span<T> out)
   // Held since the checked take: scratch() finds them large enough and allocates nothing.
   T* served_items = scratch<T>(send_buf, served_.size());
   T* sorted = order_is_identity_ ? nullptr : scratch<T>(recv_buf, order_.size());
-  take_exchange(dist_data.data(), out.data(), 1, served_items, sorted);
+  take_exchange(dist_data.data(), out.data(), 1, served_items, sorted, work);
 }
 
 template <indexer_item T>
