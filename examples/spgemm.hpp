@@ -29,12 +29,6 @@
 
 namespace examples {
 
-// One product a_ik·b_kj with its place in C as the key i·cols + j.
-struct product {
-  std::int64_t key;
-  double value;
-};
-
 // C = A·B for the rows of A in [first_row, first_row + rows) (its entries
 // from first_entry on), B's rows described by b_rows: one batch of the
 // product below.
@@ -50,28 +44,22 @@ inline vseg::csr_matrix spgemm_rows(const vseg::csr_matrix& a, const vseg::csr_m
   // of A (the checked gather rejects a column of A outside B's rows).
   const auto met = vseg::segd::from_lengths(vseg::gather(b.row_lengths, a_cols));
   const auto c_rows = vseg::segd::from_lengths(vseg::sum_s(a_segd, met.lengths()));
-  const auto products = [&] {
-    const auto a_row = vseg::segment_ids(a_segd);
-    // tabulate_s hands every product its entry e of A: no per-product array
-    // of entries, columns or values of B is built.
-    return vseg::tabulate_s(met, [&](std::int64_t e, std::int64_t p) {
-      const std::int64_t q = b_rows.start(a_cols[e]) + (p - met.start(e));  // B's entry behind product p
-      return product{(first_row + a_row[e]) * b.cols + b.col_indices[q], a_vals[e] * b.values[q]};
-    });
-  }();
+  // tabulate_s hands every product its entry e of A: no per-product array
+  // of entries, columns or values of B is built. The keys are C's columns
+  // (the rows of C are the segments), the values the products.
+  auto b_entry = [&](std::int64_t e, std::int64_t p) { return b_rows.start(a_cols[e]) + (p - met.start(e)); };
+  const auto columns = vseg::tabulate_s(met, [&](std::int64_t e, std::int64_t p) { return b.col_indices[b_entry(e, p)]; });
+  const auto products = vseg::tabulate_s(met, [&](std::int64_t e, std::int64_t p) { return a_vals[e] * b.values[b_entry(e, p)]; });
 
-  // Sort each row of C's products by key.
-  const auto sorted = vseg::sort_s(c_rows, products, [](const product& x, const product& y) { return x.key < y.key; });
-
-  // Compress: one entry of C per run of equal keys.
-  const auto head = vseg::tabulate(sorted.size(), [&](std::int64_t p) { return p == 0 || sorted[p].key != sorted[p - 1].key; });
-  const auto runs = vseg::segd::from_head_flags(head);
+  // Sort and compress in one operation: within each row of C, one entry per
+  // distinct column, the sum of its products in A's order.
+  auto [shape, c_cols, c_vals] = vseg::reduce_by_key_s(c_rows, columns, products);
   vseg::csr_matrix c;
   c.rows = rows;
   c.cols = b.cols;
-  c.values = vseg::sum_s(runs, vseg::map([](const product& x) { return x.value; }, sorted));
-  c.col_indices = vseg::map([&](const product& x) { return x.key % b.cols; }, vseg::pack(sorted, head));
-  c.row_lengths = vseg::count_s(c_rows, head);
+  c.row_lengths = shape.lengths();
+  c.col_indices = std::move(c_cols);
+  c.values = std::move(c_vals);
   return c;
 }
 
