@@ -4,18 +4,15 @@
 //
 //   expand    every entry a_ik of A meets row k of B: the lengths of those
 //             rows (a gather) describe a segment of products per entry of
-//             A, and tabulate_s computes every product a_ik·b_kj with its
-//             key (i, j) from its entry and its place in B's row;
-//   sort      the products of each row of C by column, stably (sort_s over
-//             the rows of C: small segments, so the sort stays in cache);
-//   compress  a run of equal keys is one entry of C: head flags at every
-//             new key, a segment per run (segd::from_head_flags), the sum of
-//             each run (sum_s), the count of runs per row (count_s).
-// The stable sort keeps each column's products in A's order, as the serial
-// loop adds them; sum_s may still group a long run's additions differently
-// (it balances over blocks), so sums of non-integer products can differ
-// from the serial loop's in the last bits, and are the same on any number
-// of threads.
+//             A, and tabulate_s computes every product a_ik·b_kj and its
+//             column j from its entry and its place in B's row;
+//   sort and  reduce_by_key_s over the rows of C: each row's products
+//   compress  sorted by column (stably; small segments, so the sort stays
+//             in cache, by insertion up to 32 products), and every run of
+//             equal columns summed into one entry of C.
+// The stable sort keeps each column's products in A's order and the run is
+// summed left to right, as the serial loop adds them, so the sums are the
+// serial loop's bit for bit, on any number of threads.
 #pragma once
 
 #include <cstdint>
