@@ -197,7 +197,8 @@ std::pair<array<element_t<RK>>, array<element_t<RV>>> sort_by_key(const RK& keys
 // segments keep their positions and lengths). Throws std::invalid_argument
 // unless s covers xs. O(n) work for arithmetic keys with std::less or
 // std::greater plus O(n log L) for the segments shorter than
-// tuning::serial_cutoff (L their length), O(n log n) otherwise.
+// tuning::serial_cutoff (L their length; up to 32 elements by insertion,
+// O(n * 32) at most), O(n log n) otherwise.
 template <contiguous_input R, class Less = std::less<>>
 array<element_t<R>> sort_s(const segd& s, const R& xs, Less less = {}) {
   using T = element_t<R>;
