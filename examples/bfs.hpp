@@ -6,11 +6,11 @@
 //   1. gather the frontier's neighbour lists (virtual: no element copied)
 //      and concat them into one flat array of candidates;
 //   2. keep the candidates not yet visited (pack);
-//   3. a vertex reached from several frontier vertices is claimed by its
-//      first candidate (a first-wins scatter of candidate positions), so
-//      the next frontier is duplicate-free and the same on any number of
-//      threads;
-//   4. the winners form the next frontier; scatter their level.
+//   3. a vertex reached from several frontier vertices is kept at its
+//      first candidate (remove_duplicates keeps first occurrences in
+//      input order), so the next frontier is duplicate-free and the same
+//      on any number of threads;
+//   4. those form the next frontier; scatter their level.
 #pragma once
 
 #include <cstdint>
@@ -25,14 +25,12 @@ namespace examples {
 inline vseg::array<std::int32_t> bfs_levels(const vseg::nested<std::int32_t>& graph, std::int32_t source) {
   const std::int64_t n = graph.size();
   std::vector<std::int32_t> level(static_cast<std::size_t>(n), -1);  // updated in place, level by level
-  std::vector<std::int64_t> claim(static_cast<std::size_t>(n));      // scratch for step 3
   level.at(static_cast<std::size_t>(source)) = 0;
   vseg::array<std::int32_t> frontier{source};
   for (std::int32_t d = 1; frontier.size() > 0; ++d) {
     const auto out = vseg::concat(vseg::gather(graph, frontier));
     const auto fresh = vseg::pack(out, vseg::map([&](std::int32_t v) { return level[v] < 0; }, out));
-    vseg::scatter_into(claim, fresh, vseg::iota<std::int64_t>(fresh.size()), vseg::first_wins{});
-    frontier = vseg::pack(fresh, vseg::tabulate(fresh.size(), [&](std::int64_t i) { return claim[fresh[i]] == i; }));
+    frontier = vseg::remove_duplicates(fresh);
     vseg::scatter_into(level, frontier, d);
   }
   return vseg::array<std::int32_t>(level);

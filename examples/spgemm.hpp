@@ -4,18 +4,15 @@
 //
 //   expand    every entry a_ik of A meets row k of B: the lengths of those
 //             rows (a gather) describe a segment of products per entry of
-//             A, and tabulate_s computes every product a_ik·b_kj with its
-//             key (i, j) from its entry and its place in B's row;
-//   sort      the products of each row of C by column, stably (sort_s over
-//             the rows of C: small segments, so the sort stays in cache);
-//   compress  a run of equal keys is one entry of C: head flags at every
-//             new key, a segment per run (segd::from_head_flags), the sum of
-//             each run (sum_s), the count of runs per row (count_s).
-// The stable sort keeps each column's products in A's order, as the serial
-// loop adds them; sum_s may still group a long run's additions differently
-// (it balances over blocks), so sums of non-integer products can differ
-// from the serial loop's in the last bits, and are the same on any number
-// of threads.
+//             A, and tabulate_s computes every product a_ik·b_kj and its
+//             column j from its entry and its place in B's row;
+//   sort and  reduce_by_key_s over the rows of C: each row's products
+//   compress  sorted by column (stably; small segments, so the sort stays
+//             in cache, by insertion up to 32 products), and every run of
+//             equal columns summed into one entry of C.
+// The stable sort keeps each column's products in A's order and the run is
+// summed left to right, as the serial loop adds them, so the sums are the
+// serial loop's bit for bit, on any number of threads.
 #pragma once
 
 #include <cstdint>
@@ -28,12 +25,6 @@
 #include "vseg/vseg.hpp"
 
 namespace examples {
-
-// One product a_ik·b_kj with its place in C as the key i·cols + j.
-struct product {
-  std::int64_t key;
-  double value;
-};
 
 // C = A·B for the rows of A in [first_row, first_row + rows) (its entries
 // from first_entry on), B's rows described by b_rows: one batch of the
@@ -50,28 +41,22 @@ inline vseg::csr_matrix spgemm_rows(const vseg::csr_matrix& a, const vseg::csr_m
   // of A (the checked gather rejects a column of A outside B's rows).
   const auto met = vseg::segd::from_lengths(vseg::gather(b.row_lengths, a_cols));
   const auto c_rows = vseg::segd::from_lengths(vseg::sum_s(a_segd, met.lengths()));
-  const auto products = [&] {
-    const auto a_row = vseg::segment_ids(a_segd);
-    // tabulate_s hands every product its entry e of A: no per-product array
-    // of entries, columns or values of B is built.
-    return vseg::tabulate_s(met, [&](std::int64_t e, std::int64_t p) {
-      const std::int64_t q = b_rows.start(a_cols[e]) + (p - met.start(e));  // B's entry behind product p
-      return product{(first_row + a_row[e]) * b.cols + b.col_indices[q], a_vals[e] * b.values[q]};
-    });
-  }();
+  // tabulate_s hands every product its entry e of A: no per-product array
+  // of entries, columns or values of B is built. The keys are C's columns
+  // (the rows of C are the segments), the values the products.
+  auto b_entry = [&](std::int64_t e, std::int64_t p) { return b_rows.start(a_cols[e]) + (p - met.start(e)); };
+  const auto columns = vseg::tabulate_s(met, [&](std::int64_t e, std::int64_t p) { return b.col_indices[b_entry(e, p)]; });
+  const auto products = vseg::tabulate_s(met, [&](std::int64_t e, std::int64_t p) { return a_vals[e] * b.values[b_entry(e, p)]; });
 
-  // Sort each row of C's products by key.
-  const auto sorted = vseg::sort_s(c_rows, products, [](const product& x, const product& y) { return x.key < y.key; });
-
-  // Compress: one entry of C per run of equal keys.
-  const auto head = vseg::tabulate(sorted.size(), [&](std::int64_t p) { return p == 0 || sorted[p].key != sorted[p - 1].key; });
-  const auto runs = vseg::segd::from_head_flags(head);
+  // Sort and compress in one operation: within each row of C, one entry per
+  // distinct column, the sum of its products in A's order.
+  auto [shape, c_cols, c_vals] = vseg::reduce_by_key_s(c_rows, columns, products);
   vseg::csr_matrix c;
   c.rows = rows;
   c.cols = b.cols;
-  c.values = vseg::sum_s(runs, vseg::map([](const product& x) { return x.value; }, sorted));
-  c.col_indices = vseg::map([&](const product& x) { return x.key % b.cols; }, vseg::pack(sorted, head));
-  c.row_lengths = vseg::count_s(c_rows, head);
+  c.row_lengths = shape.lengths();
+  c.col_indices = std::move(c_cols);
+  c.values = std::move(c_vals);
   return c;
 }
 

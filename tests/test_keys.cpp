@@ -116,6 +116,60 @@ TEST_CASE("the *_by_key operations: descending keys, custom orders, bad sizes") 
   CHECK_THROWS_AS(vseg::group_by_key(keys, values.slice(0, 1)), std::invalid_argument);
 }
 
+TEST_CASE("reduce_by_key_s matches a std::map model per segment") {
+  // The standard mixes (long segments take the parallel sort), and every
+  // length around the insertion-sort cutoff.
+  auto mixes = vseg::test::standard_mixes(11);
+  ints short_lengths;
+  for (std::int64_t l = 0; l <= vseg::detail::insertion_cutoff + 3; ++l) short_lengths.push_back(l);
+  short_lengths.push_back(200);
+  mixes.push_back({"short", short_lengths});
+  for (const auto& mix : mixes) {
+    INFO("mix " << mix.name);
+    auto rng = vseg::test::seeded(12);
+    std::int64_t n = 0;
+    for (auto l : mix.lengths) n += l;
+    const auto keys = vseg::test::random_ints(rng, n, -6, 6);
+    const auto values = vseg::test::random_doubles(rng, n);
+    // Model: per segment, a std::map from key to the left-to-right sum.
+    ints want_lengths, want_keys, want_down_keys;
+    std::vector<double> want_sums, want_down_sums;
+    std::int64_t at = 0;
+    for (auto l : mix.lengths) {
+      std::map<std::int64_t, double> sums;
+      for (std::int64_t i = at; i < at + l; ++i) sums[keys[static_cast<std::size_t>(i)]] += values[static_cast<std::size_t>(i)];
+      want_lengths.push_back(static_cast<std::int64_t>(sums.size()));
+      for (auto& [k, v] : sums) want_keys.push_back(k), want_sums.push_back(v);
+      for (auto it = sums.rbegin(); it != sums.rend(); ++it) want_down_keys.push_back(it->first), want_down_sums.push_back(it->second);
+      at += l;
+    }
+    const auto s = vseg::segd::from_lengths(array<std::int64_t>(mix.lengths));
+    vseg::test::for_each_thread_count([&](int) {
+      auto [shape, ks, vs] = vseg::reduce_by_key_s(s, keys, values, vseg::plus<double>{});
+      CHECK(vseg::to_vector(shape.lengths()) == want_lengths);
+      CHECK(vseg::to_vector(ks) == want_keys);
+      CHECK(vseg::test::same_bits(vseg::to_vector(vs), want_sums));
+      auto [down, dk, dv] = vseg::reduce_by_key_s(s, keys, values, vseg::plus<double>{}, std::greater<>{});
+      CHECK(vseg::to_vector(dk) == want_down_keys);
+      CHECK(vseg::test::same_bits(vseg::to_vector(dv), want_down_sums));
+      auto [custom, ck, cv] = vseg::reduce_by_key_s(s, keys, values, vseg::plus<double>{},
+                                                    [](std::int64_t a, std::int64_t b) { return a < b; });
+      CHECK(vseg::to_vector(ck) == want_keys);
+      CHECK(vseg::test::same_bits(vseg::to_vector(cv), want_sums));
+    });
+  }
+  const array<std::string> words{"b", "a", "b", "c", "a"};
+  auto [wshape, wk, wc] = vseg::reduce_by_key_s(vseg::segd::from_lengths(array<std::int64_t>{3, 0, 2}), words,
+                                                array<int>{1, 2, 4, 8, 16});
+  CHECK(vseg::to_vector(wshape.lengths()) == ints{2, 0, 2});
+  CHECK(vseg::to_vector(wk) == std::vector<std::string>{"a", "b", "a", "c"});
+  CHECK(vseg::to_vector(wc) == std::vector<int>{2, 5, 16, 8});
+  CHECK_THROWS_WITH_AS(vseg::reduce_by_key_s(vseg::segd::single(2), array<int>{1, 2}, array<int>{1}),
+                       "vseg::reduce_by_key_s: keys has size 2 but values has size 1", std::invalid_argument);
+  CHECK_THROWS_AS(vseg::reduce_by_key_s(vseg::segd::single(3), array<int>{1, 2}, array<int>{1, 2}),
+                  std::invalid_argument);
+}
+
 TEST_CASE("histogram counts ids and names the first bad one") {
   auto rng = vseg::test::seeded(9);
   for (std::int64_t n : key_sizes()) {

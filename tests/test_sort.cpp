@@ -178,6 +178,32 @@ TEST_CASE("sort_s sorts every segment in place, on the standard mixes") {
   CHECK_THROWS_AS(vseg::sort_s(vseg::segd::single(3), array<int>{1, 2}), std::invalid_argument);
 }
 
+TEST_CASE("sort_s around the insertion-sort cutoff: every short length, ties kept in order") {
+  // Segments of every length up to past detail::insertion_cutoff (sorted by
+  // insertion) and a few longer (std::stable_sort), keys with many ties and
+  // their input positions carried, so stability is checked.
+  std::vector<std::int64_t> lengths;
+  for (std::int64_t l = 0; l <= vseg::detail::insertion_cutoff + 3; ++l) lengths.push_back(l);
+  lengths.push_back(100);
+  lengths.push_back(1);
+  auto rng = vseg::test::seeded(17);
+  std::int64_t n = 0;
+  for (auto l : lengths) n += l;
+  const auto keys = vseg::test::random_ints(rng, n, -4, 4);
+  std::vector<std::pair<std::int64_t, std::int64_t>> items;
+  for (std::int64_t i = 0; i < n; ++i) items.emplace_back(keys[static_cast<std::size_t>(i)], i);
+  const auto by_key = [](const auto& a, const auto& b) { return a.first < b.first; };
+  auto want = items;
+  std::int64_t at = 0;
+  for (auto l : lengths) {
+    std::stable_sort(want.begin() + at, want.begin() + at + l, by_key);
+    at += l;
+  }
+  const auto s = vseg::segd::from_lengths(array<std::int64_t>(lengths));
+  const array<std::pair<std::int64_t, std::int64_t>> xs(items);
+  vseg::test::for_each_thread_count([&](int) { CHECK(vseg::to_vector(vseg::sort_s(s, xs, by_key)) == want); });
+}
+
 TEST_CASE("sort_s on a nested array sorts every virtual segment, replicated ones too") {
   const auto xss = vseg::nested<int>::from({{3, 1, 2}, {}, {5, -1}});
   const auto rep = xss.with_vsegids(array<std::int64_t>{2, 0, 2, 1});

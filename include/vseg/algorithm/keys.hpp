@@ -18,6 +18,8 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <numeric>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -72,6 +74,34 @@ bool hash_by_key(std::int64_t n) {
   return radix_direction<K, Less>() != 0 && n < std::int64_t{std::numeric_limits<std::uint32_t>::max()};
 }
 
+// Sorts the pairs (k[i], v[i]), i in [0, n), stably by order into ko, vo,
+// serially: by insertion up to insertion_cutoff (no allocation), otherwise
+// std::stable_sort of the positions. O(n^2), resp. O(n log n), work.
+template <class K, class V, class Order>
+void sort_pairs_serial(const K* k, const V* v, K* ko, V* vo, std::int64_t n, const Order& order) {
+  if (n <= insertion_cutoff) {
+    for (std::int64_t i = 0; i < n; ++i) {
+      K x = k[i];
+      V y = v[i];
+      std::int64_t j = i;
+      for (; j > 0 && order(x, ko[j - 1]); --j) {
+        ko[j] = std::move(ko[j - 1]);
+        vo[j] = std::move(vo[j - 1]);
+      }
+      ko[j] = std::move(x);
+      vo[j] = std::move(y);
+    }
+    return;
+  }
+  std::vector<std::int64_t> at(static_cast<std::size_t>(n));
+  std::iota(at.begin(), at.end(), std::int64_t{0});
+  std::stable_sort(at.begin(), at.end(), [&](std::int64_t a, std::int64_t b) { return order(k[a], k[b]); });
+  for (std::int64_t i = 0; i < n; ++i) {
+    ko[i] = k[at[static_cast<std::size_t>(i)]];
+    vo[i] = v[at[static_cast<std::size_t>(i)]];
+  }
+}
+
 }  // namespace detail
 
 // One entry per distinct key, keys ascending by less, each value the
@@ -100,6 +130,71 @@ std::pair<array<element_t<RK>>, array<element_t<RV>>> reduce_by_key(const RK& ke
   auto [distinct, runs] = detail::key_runs(sorted_keys, less);
   return {std::move(distinct),
           detail::fold_s_checked<element_t<RV>>("reduce_by_key", runs, sorted_values.span(), monoid)};
+}
+
+// reduce_by_key within every segment of s: segment j of the result holds
+// segment j's distinct keys ascending by less, each with the monoid's fold
+// of its values in input order (from the identity, left to right). Returns
+// (the result's descriptor, its keys, its values). Throws
+// std::invalid_argument when the sizes differ or s does not cover them.
+// O(n log L) work for segments shorter than tuning::serial_cutoff (L their
+// length; a segment of up to 32 is sorted by insertion, without
+// allocating), O(n) for longer ones with arithmetic keys.
+template <contiguous_input RK, contiguous_input RV, class Monoid = plus<element_t<RV>>, class Less = std::less<>>
+  requires monoid_for<Monoid, element_t<RV>>
+std::tuple<segd, array<element_t<RK>>, array<element_t<RV>>> reduce_by_key_s(const segd& s, const RK& keys,
+                                                                             const RV& values, Monoid monoid = {},
+                                                                             Less less = {}) {
+  using K = element_t<RK>;
+  using V = element_t<RV>;
+  const std::int64_t n = detail::ssize(keys);
+  detail::check_same_size("reduce_by_key_s", "keys", n, "values", detail::ssize(values));
+  check_covers("reduce_by_key_s", s, n);
+  const K* k = detail::as_span(keys).data();
+  const V* v = detail::as_span(values).data();
+  const detail::key_order<K, Less> order{less};
+  // Pass 1: every segment's pairs sorted by key (short segments serially,
+  // many at a time; a long one in parallel) and its distinct keys counted.
+  auto sorted_keys = buffer<K>::for_overwrite(n);
+  auto sorted_values = buffer<V>::for_overwrite(n);
+  auto counts = buffer<std::int64_t>::for_overwrite(s.segments());
+  K* sk = sorted_keys.data();
+  V* sv = sorted_values.data();
+  std::int64_t* c = counts.data();
+  detail::parallel_for(s.segments(), tuning::segments_per_task, [&](std::int64_t lo, std::int64_t hi) {
+    for (std::int64_t j = lo; j < hi; ++j) {
+      const std::int64_t start = s.start(j);
+      const std::int64_t length = s.length(j);
+      if (length > tuning::serial_cutoff) {
+        detail::sort_by_key_into(k + start, v + start, sk + start, sv + start, length, less);
+      } else {
+        detail::sort_pairs_serial(k + start, v + start, sk + start, sv + start, length, order);
+      }
+      std::int64_t distinct = length > 0 ? 1 : 0;
+      for (std::int64_t i = start + 1; i < start + length; ++i) distinct += order(sk[i - 1], sk[i]) ? 1 : 0;
+      c[j] = distinct;
+    }
+  });
+  // Pass 2: every run of equal keys folded into its place in the result.
+  segd shape = segd::from_lengths(std::move(counts).freeze());
+  auto out_keys = buffer<K>::for_overwrite(shape.elements());
+  auto out_values = buffer<V>::for_overwrite(shape.elements());
+  K* ok = out_keys.data();
+  V* ov = out_values.data();
+  detail::parallel_for(s.segments(), tuning::segments_per_task, [&](std::int64_t lo, std::int64_t hi) {
+    for (std::int64_t j = lo; j < hi; ++j) {
+      const std::int64_t end = s.start(j) + s.length(j);
+      std::int64_t at = shape.start(j);
+      for (std::int64_t i = s.start(j); i < end; ++at) {
+        V acc = monoid(monoid.identity(), sv[i]);
+        const std::int64_t first = i;
+        for (++i; i < end && !order(sk[first], sk[i]); ++i) acc = monoid(acc, sv[i]);
+        ok[at] = sk[first];
+        ov[at] = std::move(acc);
+      }
+    }
+  });
+  return {std::move(shape), std::move(out_keys).freeze(), std::move(out_values).freeze()};
 }
 
 // The distinct keys ascending by less, each with its values in input order

@@ -96,6 +96,23 @@ void sort_into(const T* in, T* out, std::int64_t n, const Less& less) {
   }
 }
 
+// Up to this length a segment of sort_s is sorted by insertion: no
+// temporary buffer (std::stable_sort allocates one per call, which costs
+// more than sorting a few dozen elements).
+inline constexpr std::int64_t insertion_cutoff = 32;
+
+// Sorts in[0, n) stably into out[0, n) by inserting each element after the
+// last one not greater than it (in and out do not overlap). O(n^2) work.
+template <class T, class Order>
+void insertion_sort_into(const T* in, T* out, std::int64_t n, const Order& order) {
+  for (std::int64_t i = 0; i < n; ++i) {
+    T x = in[i];
+    std::int64_t j = i;
+    for (; j > 0 && order(x, out[j - 1]); --j) out[j] = std::move(out[j - 1]);
+    out[j] = std::move(x);
+  }
+}
+
 // Sorts keys with values carried along into ko, vo. O(n * passes) on the
 // radix path, O(n log n) otherwise.
 template <class K, class V, class Less>
@@ -180,7 +197,8 @@ std::pair<array<element_t<RK>>, array<element_t<RV>>> sort_by_key(const RK& keys
 // segments keep their positions and lengths). Throws std::invalid_argument
 // unless s covers xs. O(n) work for arithmetic keys with std::less or
 // std::greater plus O(n log L) for the segments shorter than
-// tuning::serial_cutoff (L their length), O(n log n) otherwise.
+// tuning::serial_cutoff (L their length; up to 32 elements by insertion,
+// O(n * 32) at most), O(n log n) otherwise.
 template <contiguous_input R, class Less = std::less<>>
 array<element_t<R>> sort_s(const segd& s, const R& xs, Less less = {}) {
   using T = element_t<R>;
@@ -197,6 +215,8 @@ array<element_t<R>> sort_s(const segd& s, const R& xs, Less less = {}) {
       const std::int64_t length = s.length(j);
       if (length > tuning::serial_cutoff) {
         detail::sort_into(in + start, o + start, length, less);
+      } else if (length <= detail::insertion_cutoff) {
+        detail::insertion_sort_into(in + start, o + start, length, order);
       } else {
         std::copy(in + start, in + start + length, o + start);
         std::stable_sort(o + start, o + start + length, order);
