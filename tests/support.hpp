@@ -12,6 +12,7 @@
 #include <doctest/doctest.h>
 
 #include "vseg/detail/parallel.hpp"
+#include "vseg/monoid.hpp"
 #include "vseg/tuning.hpp"
 
 namespace vseg::test {
@@ -117,5 +118,23 @@ struct counted {
   }
   bool operator==(const counted& o) const { return value == o.value; }
 };
+
+// A (first, last) pair of indices, and the monoid that concatenates two
+// ranges (keeps the first of the left and the last of the right; {-1, -1}
+// is empty): not commutative, so a fold out of order or a piece folded
+// twice shows in the result.
+struct ends_pair {
+  std::int64_t first, last;
+  bool operator==(const ends_pair&) const = default;
+};
+inline auto ends_monoid() {
+  return vseg::make_monoid(
+      [](ends_pair a, ends_pair b) {
+        if (a.first < 0) return b;
+        if (b.first < 0) return a;
+        return ends_pair{a.first, b.last};
+      },
+      ends_pair{-1, -1});
+}
 
 }  // namespace vseg::test

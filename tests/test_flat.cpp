@@ -143,17 +143,7 @@ TEST_CASE("reduce and scan with a non-commutative user monoid keep the order") {
 TEST_CASE("tabulate_reduce is reduce of tabulate, bit for bit, without the array") {
   // A non-commutative monoid (keeps the first and last index) and a
   // floating-point sum, whose bits show any other grouping.
-  struct ends_pair {
-    std::int64_t first, last;
-    bool operator==(const ends_pair&) const = default;
-  };
-  auto m = vseg::make_monoid(
-      [](ends_pair a, ends_pair b) {
-        if (a.first < 0) return b;
-        if (b.first < 0) return a;
-        return ends_pair{a.first, b.last};
-      },
-      ends_pair{-1, -1});
+  auto m = ends_monoid();
   const std::int64_t c = vseg::tuning::serial_cutoff, block = vseg::tuning::flat_block;
   for (std::int64_t n : {std::int64_t{0}, std::int64_t{1}, c, c + 1, 3 * block + 11}) {
     INFO("n = " << n);

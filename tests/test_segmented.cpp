@@ -84,17 +84,7 @@ TEST_CASE("fold_s, sum_s, scan_s match the reference on every segment mix") {
 
 TEST_CASE("segmented folds and scans keep the order of a non-commutative monoid") {
   // Concatenation of (first, last) pairs: keeps the first and last element.
-  struct ends_pair {
-    std::int64_t first, last;
-    bool operator==(const ends_pair&) const = default;
-  };
-  auto m = vseg::make_monoid(
-      [](ends_pair a, ends_pair b) {
-        if (a.first < 0) return b;
-        if (b.first < 0) return a;
-        return ends_pair{a.first, b.last};
-      },
-      ends_pair{-1, -1});
+  auto m = ends_monoid();
   for (auto& mix : standard_mixes(77)) {
     INFO("mix = " << mix.name);
     auto s = segd::from_lengths(array<std::int64_t>(mix.lengths));
@@ -109,17 +99,7 @@ TEST_CASE("segmented folds and scans keep the order of a non-commutative monoid"
 TEST_CASE("tabulate_s and tabulate_fold_s match segment ids, positions and the ordered fold") {
   // The same non-commutative (first, last) monoid: a fold out of order or a
   // piece folded twice shows.
-  struct ends_pair {
-    std::int64_t first, last;
-    bool operator==(const ends_pair&) const = default;
-  };
-  auto m = vseg::make_monoid(
-      [](ends_pair a, ends_pair b) {
-        if (a.first < 0) return b;
-        if (b.first < 0) return a;
-        return ends_pair{a.first, b.last};
-      },
-      ends_pair{-1, -1});
+  auto m = ends_monoid();
   for (auto& mix : standard_mixes(79)) {
     INFO("mix = " << mix.name);
     auto rng = seeded(80);

@@ -53,6 +53,21 @@ void reset_traffic() { traffic() = mpi_traffic{}; }
 
 using vseg::dist::testing::note;
 
+namespace {
+// Notes an all-to-all of sendcounts[r] items to each rank r: the bytes and
+// the peers sent to, this rank's own block left out.
+void note_alltoallv(const char* call, const int sendcounts[], MPI_Datatype sendtype, MPI_Comm comm) {
+  const auto p = vseg::dist::testing::where(comm);
+  std::int64_t items = 0, peers = 0;
+  for (int r = 0; r < p.size; ++r)
+    if (r != p.rank) {
+      items += sendcounts[r];
+      peers += sendcounts[r] > 0 ? 1 : 0;
+    }
+  note(call, items * vseg::dist::testing::size_of(sendtype), peers);
+}
+}  // namespace
+
 extern "C" {
 
 int MPI_Send(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
@@ -75,14 +90,7 @@ int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
 
 int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
                   void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
-  const auto p = vseg::dist::testing::where(comm);
-  std::int64_t items = 0, peers = 0;
-  for (int r = 0; r < p.size; ++r)
-    if (r != p.rank) {
-      items += sendcounts[r];
-      peers += sendcounts[r] > 0 ? 1 : 0;
-    }
-  note("MPI_Alltoallv", items * vseg::dist::testing::size_of(sendtype), peers);
+  note_alltoallv("MPI_Alltoallv", sendcounts, sendtype, comm);
   return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
 }
 
@@ -91,14 +99,7 @@ int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls
 int MPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
                    void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
                    MPI_Request* request) {
-  const auto p = vseg::dist::testing::where(comm);
-  std::int64_t items = 0, peers = 0;
-  for (int r = 0; r < p.size; ++r)
-    if (r != p.rank) {
-      items += sendcounts[r];
-      peers += sendcounts[r] > 0 ? 1 : 0;
-    }
-  note("MPI_Ialltoallv", items * vseg::dist::testing::size_of(sendtype), peers);
+  note_alltoallv("MPI_Ialltoallv", sendcounts, sendtype, comm);
   return PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm,
                          request);
 }
