@@ -599,8 +599,7 @@ using vseg::nested;
 array<std::int64_t> tree_lookup(nested<std::int64_t> tables, nested<std::int64_t> queries) {
   while (queries.size() != 0 && queries.length(0) > 1) {
     const std::int64_t n = queries.size();
-    const auto twos = vseg::fill<std::int64_t>(n, 2);  // shared by both expands
-    auto doubled = vseg::expand(twos, queries);
+    auto doubled = vseg::expand(2, queries);
     // Subproblem j splits into [take half xs, drop half xs], half = |xs| / 2:
     // segments 2j and 2j + 1 of `doubled`, sliced by j's own length.
     const auto lengths = queries.lengths();  // the physical lengths: no copy
@@ -612,7 +611,7 @@ array<std::int64_t> tree_lookup(nested<std::int64_t> tables, nested<std::int64_t
       return k % 2 == 0 ? len / 2 : len - len / 2;
     });
     queries = vseg::slice_l(doubled, starts, halves);
-    tables = vseg::expand(twos, tables);
+    tables = vseg::expand(2, tables);
   }
   auto first = vseg::index_l(queries, vseg::fill<std::int64_t>(queries.size(), 0));
   return vseg::index_l(tables, first);

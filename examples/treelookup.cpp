@@ -35,8 +35,7 @@ array<std::int64_t> tree_lookup(nested<std::int64_t> tables, nested<std::int64_t
     if (queries.size() == 0 || queries.length(0) <= 1) break;
     const std::int64_t n = queries.size();
     // Two subproblems per subproblem: each segment split into its halves.
-    const auto twos = vseg::fill<std::int64_t>(n, 2);  // shared by both expands
-    auto doubled = vseg::expand(twos, queries);
+    auto doubled = vseg::expand(2, queries);
     // Subproblem j splits into [take half xs, drop half xs], half = |xs| / 2:
     // segments 2j and 2j + 1 of `doubled`, sliced by j's own length.
     const auto lengths = queries.lengths();  // the physical lengths: no copy
@@ -49,7 +48,7 @@ array<std::int64_t> tree_lookup(nested<std::int64_t> tables, nested<std::int64_t
     });
     queries = vseg::slice_l(doubled, starts, halves);
     // The lifted body needs the table once per subproblem: lifted replicate.
-    tables = vseg::expand(twos, tables);
+    tables = vseg::expand(2, tables);
     ++depth;
   }
   // Base case, lifted: [table !: (xs !: 0)] for every subproblem.

@@ -278,6 +278,35 @@ TEST_CASE("vsegd: a chain of expands by equal counts composes into one repeat (l
                        std::invalid_argument);
 }
 
+TEST_CASE("expand by one count equals expand by that count filled, reading and writing nothing") {
+  const auto one = vseg::replicate(5, array<std::int64_t>{7, 8, 9});  // one physical segment
+  const auto identity = nested<std::int64_t>::from({{1, 2, 3}, {4, 5}, {}, {6}});
+  const auto stored = vseg::expand(array<std::int64_t>{2, 0, 1, 3}, identity);  // stored ids
+  const nested<std::int64_t> empty = nested<std::int64_t>::from({});
+  for (const auto* xss : {&one, &identity, &stored, &empty}) {
+    for (std::int64_t each : {0, 1, 2, 5}) {
+      INFO("segments = ", xss->size(), ", each = ", each);
+      const auto by_scalar = vseg::expand(each, *xss);
+      const auto by_array = vseg::expand(vseg::fill<std::int64_t>(xss->size(), each), *xss);
+      CHECK(vseg::to_vectors(by_scalar) == vseg::to_vectors(by_array));
+      CHECK(vseg::to_vector(by_scalar.vsegids()) == vseg::to_vector(by_array.vsegids()));
+      CHECK(by_scalar.descriptor_segments() == xss->descriptor_segments());
+      CHECK_NOTHROW(by_scalar.validate_full());
+    }
+  }
+  // Counting: over identity ids only the repeat grows; no id is stored.
+  auto chain = identity;
+  for (int level = 0; level < 20; ++level) chain = vseg::expand(2, chain);
+  CHECK(chain.descriptor().stored_vsegids() == 0);
+  CHECK(chain.size() == 4 << 20);
+  CHECK(chain[(4 << 20) - 1].data() == identity[3].data());
+  CHECK_THROWS_WITH_AS(vseg::expand(-3, identity), doctest::Contains("expand: negative count -3"),
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(vseg::expand(std::int64_t{1} << 62, chain), doctest::Contains("expand: the counts sum past int64"),
+                       std::overflow_error);
+  CHECK_THROWS_AS(vseg::expand(std::int64_t{1} << 62, one), std::overflow_error);
+}
+
 TEST_CASE("vsegd: a repeated descriptor over stored ids, and every consumer of one") {
   const auto xss = nested<std::int64_t>::from({{1, 2, 3}, {4, 5}, {6}, {}, {7, 8, 9, 10}});
   // Varied counts store ids; equal counts after them repeat those ids.

@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <limits>
 
 #include "vseg/array.hpp"
 #include "vseg/detail/error.hpp"
@@ -96,6 +97,26 @@ nested<T> expand(const array<std::int64_t>& counts, const nested<T>& xss) {
     return xss.with_vsegids_unchecked(std::move(out).freeze());
   }
   return xss.with_vsegids_unchecked(expand(counts, xss.vsegids()));
+}
+
+// Lifted replicate by one count: every segment of xss repeated `each` times,
+// as expand(fill(xss.size(), each), xss), but O(1) amortised: no count is
+// read and no id written (the descriptor's repeat is multiplied, or a
+// one-segment array's shared zeros sliced). The form a flattening compiler
+// emits for a count it knows is constant (treeLookup's two halves). Throws
+// std::invalid_argument for a negative count, std::overflow_error when the
+// result's segment count passes int64.
+template <class T>
+nested<T> expand(std::int64_t each, const nested<T>& xss) {
+  if (each < 0) detail::throw_invalid("expand", "negative count ", each, " for every segment");
+  if (each == 0) return xss.with_vsegids_unchecked(array<std::int64_t>{});
+  if (xss.descriptor_segments() == 1) {
+    if (xss.size() > std::numeric_limits<std::int64_t>::max() / each)
+      detail::throw_overflow("expand", "the counts sum past int64 (", xss.size(), " segments of ", each, ")");
+    return xss.with_vsegids_unchecked(detail::shared_zeros<std::int64_t>(xss.size() * each, "expand"));
+  }
+  return nested<T>::from_vsegd_unchecked({xss.blocks().begin(), xss.blocks().end()},
+                                         xss.descriptor().repeated(each));
 }
 
 }  // namespace vseg
