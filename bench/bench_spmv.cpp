@@ -595,7 +595,9 @@ vseg::array<double> replicate_copy(const replication_data& d, std::int64_t n, st
 using vseg::array;
 using vseg::nested;
 
-// treeLookup vectorised (examples/treelookup.cpp without its reporting).
+// treeLookup vectorised (examples/treelookup.cpp without its reporting), for
+// a query count that is a power of two (as get_tree makes it): every
+// subproblem then has the same length, and the base case is one flat gather.
 array<std::int64_t> tree_lookup(nested<std::int64_t> tables, nested<std::int64_t> queries) {
   while (queries.size() != 0 && queries.length(0) > 1) {
     const std::int64_t n = queries.size();

@@ -13,10 +13,12 @@
 // far more memory than the machine has.
 #include <chrono>
 #include <cstdint>
-#include <cstdlib>
+#include <exception>
 #include <iostream>
 
 #include "vseg/vseg.hpp"
+
+#include "args.hpp"
 
 using vseg::array;
 using vseg::nested;
@@ -31,8 +33,10 @@ array<std::int64_t> tree_lookup(nested<std::int64_t> tables, nested<std::int64_t
   while (true) {
     virtual_table_elements = 0;
     for (std::int64_t len : tables.lengths()) virtual_table_elements += static_cast<double>(len);
-    // Every subproblem has the same length: the queries halve each level.
-    if (queries.size() == 0 || queries.length(0) <= 1) break;
+    // Split until no subproblem holds more than one query. With a query
+    // count that is not a power of two the halves differ by one, and some
+    // subproblems reach length 1 (or 0) a level before the others.
+    if (queries.size() == 0 || vseg::reduce(queries.lengths(), vseg::maximum<std::int64_t>{}) <= 1) break;
     const std::int64_t n = queries.size();
     // Two subproblems per subproblem: each segment split into its halves.
     auto doubled = vseg::expand(2, queries);
@@ -51,16 +55,14 @@ array<std::int64_t> tree_lookup(nested<std::int64_t> tables, nested<std::int64_t
     tables = vseg::expand(2, tables);
     ++depth;
   }
-  // Base case, lifted: [table !: (xs !: 0)] for every subproblem.
-  auto first = vseg::index_l(queries, vseg::fill<std::int64_t>(queries.size(), 0));
-  return vseg::index_l(tables, first);
+  // Base case, lifted: [[table !: x | x <- xs] | (table, xs)], each xs of
+  // length 0 or 1; concatenated, the answers in query order.
+  return vseg::concat(vseg::index_l(tables, queries));
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  const std::int64_t table_size = argc > 1 ? std::atoll(argv[1]) : (std::int64_t{1} << 24);
-  const std::int64_t query_count = argc > 2 ? std::atoll(argv[2]) : (std::int64_t{1} << 20);
+// Looks up query_count keys in a table of table_size and checks the result
+// against the flat gather; 0 when they match.
+int run(std::int64_t table_size, std::int64_t query_count) {
   auto table = vseg::tabulate(table_size, [](std::int64_t i) { return (i * 2654435761) % 1000003; });
   auto queries = vseg::tabulate(query_count, [&](std::int64_t i) {
     return static_cast<std::int64_t>((static_cast<std::uint64_t>(i) * 11400714819323198485ull) %
@@ -86,4 +88,18 @@ int main(int argc, char** argv) {
             << "  time " << seconds << " s, result " << (ok ? "matches" : "DIFFERS FROM")
             << " the flat gather\n";
   return ok ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(examples::integer_arg(argc, argv, 1, "table size", std::int64_t{1} << 24, 1,
+                                     std::int64_t{1} << 36),
+               examples::integer_arg(argc, argv, 2, "queries", std::int64_t{1} << 20, 0,
+                                     std::int64_t{1} << 36));
+  } catch (const std::exception& e) {
+    std::cerr << "treelookup: " << e.what() << "\n";
+    return 2;
+  }
 }

@@ -22,9 +22,10 @@
 //   mpiexec -n 3 ./dist_spmv [stencil n=24] [R-MAT scale=14] [iterations=20] [1d|2d|RxC]
 #include "dist_spmv.hpp"
 
+#include "../args.hpp"
+
 #include <cinttypes>
 #include <cstdio>
-#include <cstdlib>
 #include <stdexcept>
 #include <string>
 
@@ -101,12 +102,15 @@ bool run(const char* name, const vseg::csr_matrix& m, const Mesh& mesh, int iter
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
-  const std::int64_t n = argc > 1 ? std::atoll(argv[1]) : 24;
-  const int scale = argc > 2 ? std::atoi(argv[2]) : 14;
-  const int iterations = argc > 3 ? std::atoi(argv[3]) : 20;
-  const std::string mode = argc > 4 ? argv[4] : "1d";
   bool ok = true;
   try {
+    // Every rank parses the same arguments, so a bad one throws on all of
+    // them before any collective.
+    const std::int64_t n = examples::integer_arg(argc, argv, 1, "stencil side n", 24, 1, 1 << 12);
+    const int scale = static_cast<int>(examples::integer_arg(argc, argv, 2, "R-MAT scale", 14, 1, 30));
+    const int iterations =
+        static_cast<int>(examples::integer_arg(argc, argv, 3, "iterations", 20, 1, 1 << 20));
+    const std::string mode = argc > 4 ? argv[4] : "1d";
     if (mode == "1d") {
       ok = run("stencil27", dist_spmv::stencil(n), nullptr, iterations, MPI_COMM_WORLD) && ok;
       ok = run("rmat", dist_spmv::rmat(scale, 16), nullptr, iterations, MPI_COMM_WORLD) && ok;

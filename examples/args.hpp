@@ -1,0 +1,31 @@
+// Positional integer arguments of the examples: a missing one takes its
+// default, a present one must be a whole decimal integer in [lo, hi], else
+// std::invalid_argument names the argument and the text (the caller prints
+// it after the program's name).
+// (`dist_spmv --help` used to run on a stencil of side 0.)
+#pragma once
+
+#include <cerrno>
+#include <cstdint>
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
+
+namespace examples {
+
+// argv[i] as an integer in [lo, hi], or fallback when argc <= i. O(length of argv[i]).
+inline std::int64_t integer_arg(int argc, char** argv, int i, const char* name,
+                                std::int64_t fallback, std::int64_t lo, std::int64_t hi) {
+  if (argc <= i) return fallback;
+  const char* text = argv[i];
+  char* end = nullptr;
+  errno = 0;
+  const long long v = std::strtoll(text, &end, 10);
+  if (end == text || *end != '\0' || errno == ERANGE || v < lo || v > hi)
+    throw std::invalid_argument(std::string("argument ") + std::to_string(i) + " (" + name + ") is '" +
+                                text + "', not an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) +
+                                "]");
+  return v;
+}
+
+}  // namespace examples
