@@ -54,6 +54,8 @@ extern "C" {  // GraphBLAS.h declares C functions without a linkage block
 #include "vseg/matrix_market.hpp"
 #include "vseg/vseg.hpp"
 
+#include "../examples/treelookup.hpp"
+
 namespace {
 
 using clock_type = std::chrono::steady_clock;
@@ -595,30 +597,6 @@ vseg::array<double> replicate_copy(const replication_data& d, std::int64_t n, st
 using vseg::array;
 using vseg::nested;
 
-// treeLookup vectorised (examples/treelookup.cpp without its reporting), for
-// a query count that is a power of two (as get_tree makes it): every
-// subproblem then has the same length, and the base case is one flat gather.
-array<std::int64_t> tree_lookup(nested<std::int64_t> tables, nested<std::int64_t> queries) {
-  while (queries.size() != 0 && queries.length(0) > 1) {
-    const std::int64_t n = queries.size();
-    auto doubled = vseg::expand(2, queries);
-    // Subproblem j splits into [take half xs, drop half xs], half = |xs| / 2:
-    // segments 2j and 2j + 1 of `doubled`, sliced by j's own length.
-    const auto lengths = queries.lengths();  // the physical lengths: no copy
-    auto starts = vseg::tabulate(2 * n, [&](std::int64_t k) {
-      return k % 2 == 0 ? std::int64_t{0} : lengths[k / 2] / 2;
-    });
-    auto halves = vseg::tabulate(2 * n, [&](std::int64_t k) {
-      const std::int64_t len = lengths[k / 2];
-      return k % 2 == 0 ? len / 2 : len - len / 2;
-    });
-    queries = vseg::slice_l(doubled, starts, halves);
-    tables = vseg::expand(2, tables);
-  }
-  auto first = vseg::index_l(queries, vseg::fill<std::int64_t>(queries.size(), 0));
-  return vseg::index_l(tables, first);
-}
-
 struct tree_data {
   array<std::int64_t> table, queries;
 };
@@ -804,10 +782,12 @@ void bm_replicate_rounds(benchmark::State& state) {
 void bm_tree_rounds(benchmark::State& state) {
   auto& t = get_tree();
   const auto q = nested<std::int64_t>::from_lengths(array<std::int64_t>{t.queries.size()}, t.queries);
-  if (tree_lookup(vseg::replicate(1, t.table), q) != vseg::bpermute(t.table, t.queries))
+  if (treelookup::tree_lookup(vseg::replicate(1, t.table), q) != vseg::bpermute(t.table, t.queries))
     state.SkipWithError("treeLookup differs from the flat gather");
   std::vector<contender> cs;
-  cs.push_back({"vseg", [&] { benchmark::DoNotOptimize(tree_lookup(vseg::replicate(1, t.table), q).data()); }});
+  cs.push_back({"vseg", [&] {
+                  benchmark::DoNotOptimize(treelookup::tree_lookup(vseg::replicate(1, t.table), q).data());
+                }});
   cs.push_back({"flat", [&] { benchmark::DoNotOptimize(tree_flat(t).data()); }});
   run_rounds(state, cs);
 }

@@ -1,16 +1,10 @@
-// treeLookup from "Work Efficient Higher-Order Vectorisation" (ICFP 2012),
-// vectorised by hand the way a flattening compiler would:
+// treeLookup (treelookup.hpp) on a large table: prints the depth, the table
+// elements present virtually at the deepest level against the one physical
+// copy (a copying representation would need 2^depth tables: at the default
+// sizes, far more memory than the machine has), the time, and whether the
+// answers equal the flat gather table[q].
 //
-//   treeLookup table xs
-//     | length xs == 1 = [table !: (xs !: 0)]
-//     | otherwise      = concat (map (treeLookup table) [take half xs, drop half xs])
-//
-// Each recursion level doubles the number of subproblems and the lifted
-// body replicates `table` once per subproblem (expand). With virtual segments
-// that replication is index work only: at depth d the table is virtually
-// present 2^d times, but only its one physical copy exists. A copying
-// representation would need 2^d * |table| elements — at the sizes below,
-// far more memory than the machine has.
+//   ./treelookup [table size=2^24] [queries=2^20]
 #include <chrono>
 #include <cstdint>
 #include <exception>
@@ -19,46 +13,12 @@
 #include "vseg/vseg.hpp"
 
 #include "args.hpp"
+#include "treelookup.hpp"
 
 using vseg::array;
 using vseg::nested;
 
 namespace {
-
-// Lifted treeLookup: the queries of every subproblem, with the table
-// replicated once per subproblem. Returns table[q] for every query q, in order.
-array<std::int64_t> tree_lookup(nested<std::int64_t> tables, nested<std::int64_t> queries,
-                                std::int64_t& depth, double& virtual_table_elements) {
-  depth = 0;
-  while (true) {
-    virtual_table_elements = 0;
-    for (std::int64_t len : tables.lengths()) virtual_table_elements += static_cast<double>(len);
-    // Split until no subproblem holds more than one query. With a query
-    // count that is not a power of two the halves differ by one, and some
-    // subproblems reach length 1 (or 0) a level before the others.
-    if (queries.size() == 0 || vseg::reduce(queries.lengths(), vseg::maximum<std::int64_t>{}) <= 1) break;
-    const std::int64_t n = queries.size();
-    // Two subproblems per subproblem: each segment split into its halves.
-    auto doubled = vseg::expand(2, queries);
-    // Subproblem j splits into [take half xs, drop half xs], half = |xs| / 2:
-    // segments 2j and 2j + 1 of `doubled`, sliced by j's own length.
-    const auto lengths = queries.lengths();  // the physical lengths: no copy
-    auto starts = vseg::tabulate(2 * n, [&](std::int64_t k) {
-      return k % 2 == 0 ? std::int64_t{0} : lengths[k / 2] / 2;
-    });
-    auto halves = vseg::tabulate(2 * n, [&](std::int64_t k) {
-      const std::int64_t len = lengths[k / 2];
-      return k % 2 == 0 ? len / 2 : len - len / 2;
-    });
-    queries = vseg::slice_l(doubled, starts, halves);
-    // The lifted body needs the table once per subproblem: lifted replicate.
-    tables = vseg::expand(2, tables);
-    ++depth;
-  }
-  // Base case, lifted: [[table !: x | x <- xs] | (table, xs)], each xs of
-  // length 0 or 1; concatenated, the answers in query order.
-  return vseg::concat(vseg::index_l(tables, queries));
-}
 
 // Looks up query_count keys in a table of table_size and checks the result
 // against the flat gather; 0 when they match.
@@ -70,20 +30,19 @@ int run(std::int64_t table_size, std::int64_t query_count) {
   });
 
   const auto t0 = std::chrono::steady_clock::now();
-  std::int64_t depth = 0;
-  double virtual_elements = 0;
-  auto result = tree_lookup(vseg::replicate(1, table),
-                            nested<std::int64_t>::from_lengths(array<std::int64_t>{query_count}, queries),
-                            depth, virtual_elements);
+  treelookup::levels seen;
+  auto result = treelookup::tree_lookup(
+      vseg::replicate(1, table), nested<std::int64_t>::from_lengths(array<std::int64_t>{query_count}, queries),
+      &seen);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
   // Check against the flat-vector version: a plain gather.
   auto expected = vseg::bpermute(table, queries);
   const bool ok = result == expected;
   std::cout << "treeLookup: table " << table_size << ", queries " << query_count << ", depth "
-            << depth << "\n"
-            << "  virtual table elements at the deepest level: " << virtual_elements << " ("
-            << virtual_elements * 8 / 1e9 << " GB if copied; physical: " << table_size * 8 / 1e6
+            << seen.depth << "\n"
+            << "  virtual table elements at the deepest level: " << seen.virtual_table_elements << " ("
+            << seen.virtual_table_elements * 8 / 1e9 << " GB if copied; physical: " << table_size * 8 / 1e6
             << " MB)\n"
             << "  time " << seconds << " s, result " << (ok ? "matches" : "DIFFERS FROM")
             << " the flat gather\n";

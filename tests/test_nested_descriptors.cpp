@@ -2,6 +2,7 @@
 // the checked ways to build a nested<T>, and the invariants the descriptors
 // own: identity, culled, flat.
 #include <cstdint>
+#include <functional>
 #include <stdexcept>
 #include <vector>
 
@@ -213,6 +214,27 @@ TEST_CASE("nested: map and scan_s keep flat() and the implicit identity") {
   CHECK(me.physical_segments() == 2);
   CHECK(vseg::to_vectors(me) == ref_t{{-1, -2, -3}, {-1, -2, -3}, {-6}});
   CHECK(vseg::to_vectors(vseg::scan_s(e)) == ref_t{{0, 1, 3}, {0, 1, 3}, {0}});
+}
+
+TEST_CASE("concat of a flat nested array shares its data; of any other, copies the virtual elements") {
+  const auto xss = nested<std::int64_t>::from({{1, 2, 3}, {}, {4, 5}, {6}});
+  REQUIRE(xss.flat());
+  const auto all = vseg::concat(xss);
+  CHECK(all == array<std::int64_t>{1, 2, 3, 4, 5, 6});
+  CHECK(all.data() == xss[0].data());  // no element copied
+  // A materialised expression is flat: concat of it is its one pass.
+  const auto doubled = vseg::concat(vseg::zip_with(std::plus<>{}, xss, xss));
+  CHECK(doubled == array<std::int64_t>{2, 4, 6, 8, 10, 12});
+  // Not flat: scattered slices and shared segments are copied in order.
+  const auto sl = vseg::slice_l(xss, array<std::int64_t>{1, 0, 1, 0}, array<std::int64_t>{2, 0, 1, 1});
+  REQUIRE_FALSE(sl.flat());
+  const auto cut = vseg::concat(sl);
+  CHECK(cut == array<std::int64_t>{2, 3, 5, 6});
+  CHECK(cut.data() != xss[0].data() + 1);
+  const auto e = vseg::expand(array<std::int64_t>{2, 0, 0, 1}, xss);
+  CHECK(vseg::concat(e) == array<std::int64_t>{1, 2, 3, 1, 2, 3, 6});
+  // The empty array.
+  CHECK(vseg::concat(nested<std::int64_t>::from(ref_t{})).size() == 0);
 }
 
 TEST_CASE("nested: with_physical_data is the checked rebuild path") {

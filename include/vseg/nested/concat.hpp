@@ -21,11 +21,14 @@ namespace vseg {
 
 // All virtual elements, in order: the only operation that materialises
 // replication. Throws std::overflow_error when there are more than 2^63-1.
-// O(virtual elements + virtual segments).
+// O(1) when xss is flat (laid out as its shape: block 0 is the answer, shared,
+// as for a materialised expression), otherwise O(virtual elements + virtual
+// segments).
 template <class T>
 array<T> concat(const nested<T>& xss) {
   virtual_elements(xss);  // throws before any allocation when too large
   const segd s = xss.shape();
+  if (xss.flat()) return xss.blocks().front().slice(0, s.elements());
   auto out = buffer<T>::for_overwrite(s.elements());
   T* o = out.data();
   detail::for_each_segment_piece(s.segments(), s.elements(), [&](std::int64_t j) { return s.end(j); },
@@ -37,7 +40,8 @@ array<T> concat(const nested<T>& xss) {
   return std::move(out).freeze();
 }
 
-// The delayed expression's elements, in order. O(elements + segments).
+// The delayed expression's elements, in order: materialised once, then
+// shared (the materialised array is flat). O(elements + segments).
 template <nested_expression E>
   requires(!std::same_as<E, nested<typename E::value_type>>)
 array<typename E::value_type> concat(const E& e) {
