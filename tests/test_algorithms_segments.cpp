@@ -168,6 +168,48 @@ TEST_CASE("scatter: every combining rule against the serial reference, bit for b
   }
 }
 
+TEST_CASE("scatter_into: few sources into a large destination (the sorted path), every rule") {
+  auto rng = seeded(1309);
+  const std::int64_t k = vseg::tuning::serial_cutoff + 1000;
+  const std::int64_t n = (k + 1) * vseg::tuning::sparse_scatter_ratio_marks + 7;  // past both switches
+  for (std::int64_t spread : {std::int64_t{50}, n}) {  // many repeats, then few
+    INFO("spread = " << spread);
+    const ints ids = random_ints(rng, k, 0, spread - 1);
+    std::vector<std::int32_t> values(static_cast<std::size_t>(k));
+    for (auto& v : values) v = static_cast<std::int32_t>(rng() % 1000) - 500;
+    const std::vector<std::int32_t> dest(static_cast<std::size_t>(n), 7);
+    std::vector<std::int32_t> last = dest, first = dest, sum = dest;
+    std::vector<bool> seen(static_cast<std::size_t>(n), false);
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+      const auto t = static_cast<std::size_t>(ids[i]);
+      last[t] = values[i];
+      if (!seen[t]) first[t] = values[i];
+      seen[t] = true;
+      sum[t] += values[i];
+    }
+    const array<std::int64_t> ix(ids);
+    const array<std::int32_t> v(values);
+    for_each_thread_count([&](int) {
+      std::vector<std::int32_t> into = dest;
+      vseg::scatter_into(into, ix, v, vseg::first_wins{});
+      CHECK(into == first);
+      into = dest;
+      vseg::scatter_into(into, ix, v);
+      CHECK(into == last);
+      into = dest;
+      vseg::scatter_into(into, ix, v, vseg::plus<std::int32_t>{});
+      CHECK(into == sum);
+    });
+  }
+  // Bad ids are still rejected before anything is written.
+  std::vector<std::int32_t> into(static_cast<std::size_t>(n), 7);
+  std::vector<std::int64_t> bad(static_cast<std::size_t>(k), 3);
+  bad.back() = n;
+  CHECK_THROWS_WITH_AS(vseg::scatter_into(into, array<std::int64_t>(bad), array<std::int32_t>(std::vector<std::int32_t>(bad.size(), 1))),
+                       doctest::Contains("scatter_into"), std::out_of_range);
+  CHECK(into[3] == 7);
+}
+
 TEST_CASE("scatter_into one value: repeated ids, against the serial reference") {
   auto rng = seeded(1307);
   for (std::int64_t n : sizes()) {

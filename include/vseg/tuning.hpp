@@ -43,6 +43,16 @@ static_assert(serial_cutoff <= flat_block && serial_cutoff <= segmented_block);
 // the cutoff").
 inline constexpr std::int64_t elementwise_grain = serial_cutoff;
 
+// A scatter into caller memory (scatter_into) with more destination elements
+// per source than these sorts its (target, position) pairs, O(k log k) at
+// ~130 ns per source, instead of filling a winner or mark per destination
+// element, O(n). The first-wins path fills an int64 winner per element and
+// crossed at ~160 elements per source; last-wins and the combining rules
+// fill a byte mark and crossed at ~500 (last) and ~1,500 (plus). Measured
+// with k = 20,000 and 200,000 sources into 4-64 Mi doubles, 2 threads.
+inline constexpr std::int64_t sparse_scatter_ratio_winners = 256;
+inline constexpr std::int64_t sparse_scatter_ratio_marks = 2048;
+
 // Indices checked at a time by the checked gathers (detail/gather.hpp:
 // bpermute, index_l over one physical segment) before they are gathered
 // with the plain loop: 16 KiB of int64 indices, re-read from L1.

@@ -14,6 +14,9 @@
 // first checks whether the ids are distinct (one pass of byte marks) and then
 // combines in place in parallel; only when an id repeats does it sort the
 // (id, position) pairs, whose keys are unique, so the order is deterministic.
+// A scatter of few sources into a large destination (hundreds to thousands
+// of destination elements per source: tuning::sparse_scatter_ratio_*) sorts
+// the pairs under every rule, so its work follows the sources, not dest.
 #pragma once
 
 #include <atomic>
@@ -76,6 +79,50 @@ bool targets_distinct(const Targets& targets, std::int64_t n) {
   return !repeated.load();
 }
 
+// The (target, position) pairs of the sources, sorted: each target's run in
+// increasing position. The pairs are distinct, so any sort orders them the
+// same. O(sources log sources).
+template <class I>
+std::vector<std::pair<std::int64_t, std::int64_t>> sorted_targets(std::span<const I> idx) {
+  const auto k = static_cast<std::int64_t>(idx.size());
+  std::vector<std::pair<std::int64_t, std::int64_t>> pairs(static_cast<std::size_t>(k));
+  parallel_for(k, [&](std::int64_t lo, std::int64_t hi) {
+    for (std::int64_t i = lo; i < hi; ++i)
+      pairs[static_cast<std::size_t>(i)] = {static_cast<std::int64_t>(idx[static_cast<std::size_t>(i)]), i};
+  });
+  parallel_sort(pairs.begin(), pairs.end());
+  return pairs;
+}
+
+// o[t] for every target's run of the sorted pairs: the run's first source
+// (first_wins), its last (last_wins), or o[t] folded with all of them in
+// increasing position (an op). Each chunk takes the runs that start in it.
+// O(sources).
+template <class T, class Combine>
+void scatter_by_runs(const std::vector<std::pair<std::int64_t, std::int64_t>>& pairs, const T* in, T* o,
+                     const Combine& combine) {
+  const auto k = static_cast<std::int64_t>(pairs.size());
+  const auto* p = pairs.data();
+  parallel_for(k, [&](std::int64_t lo, std::int64_t hi) {
+    std::int64_t r = lo;
+    while (r > 0 && r < hi && p[r].first == p[r - 1].first) ++r;
+    while (r < hi) {
+      const std::int64_t t = p[r].first;
+      if constexpr (std::is_same_v<Combine, first_wins>) {
+        o[t] = in[p[r].second];
+        while (r < k && p[r].first == t) ++r;
+      } else if constexpr (std::is_same_v<Combine, last_wins>) {
+        while (r + 1 < k && p[r + 1].first == t) ++r;
+        o[t] = in[p[r++].second];
+      } else {
+        T acc = o[t];
+        for (; r < k && p[r].first == t; ++r) acc = combine(acc, in[p[r].second]);
+        o[t] = acc;
+      }
+    }
+  });
+}
+
 // o[t] = op(o[t], in[i]) for every pair, in increasing i per target. The
 // targets must be in range. O(sources + n) when they are distinct,
 // O(sources log sources) when one repeats.
@@ -95,25 +142,7 @@ void scatter_combine(std::span<const I> idx, std::int64_t n, const T* in, T* o, 
     targets.each([&](std::int64_t i, std::int64_t t) { o[t] = op(o[t], in[i]); });
     return;
   }
-  // (target, position) pairs are distinct, so any sort orders them the same.
-  std::vector<std::pair<std::int64_t, std::int64_t>> pairs(static_cast<std::size_t>(k));
-  parallel_for(k, [&](std::int64_t lo, std::int64_t hi) {
-    for (std::int64_t i = lo; i < hi; ++i)
-      pairs[static_cast<std::size_t>(i)] = {static_cast<std::int64_t>(idx[static_cast<std::size_t>(i)]), i};
-  });
-  parallel_sort(pairs.begin(), pairs.end());
-  // Each chunk folds the runs of one target that start inside it.
-  const auto* p = pairs.data();
-  parallel_for(k, [&](std::int64_t lo, std::int64_t hi) {
-    std::int64_t r = lo;
-    while (r > 0 && r < hi && p[r].first == p[r - 1].first) ++r;
-    while (r < hi) {
-      const std::int64_t t = p[r].first;
-      T acc = o[t];
-      for (; r < k && p[r].first == t; ++r) acc = op(acc, in[p[r].second]);
-      o[t] = acc;
-    }
-  });
+  scatter_by_runs(sorted_targets(idx), in, o, op);
 }
 
 // dest[ids[i]] = values[i] by the rule `combine`, into dest; the checks first,
@@ -127,6 +156,15 @@ void scatter_checked(const char* op, std::span<T> dest, std::span<const I> idx, 
   check_ids(op, idx, n, "the size of dest");
   T* o = dest.data();
   const T* in = values.data();
+  // Few sources into a large destination: sorting them costs less than the
+  // winners (first-wins) or marks (the others), one per destination element,
+  // the other paths fill.
+  constexpr std::int64_t sparse_ratio = std::is_same_v<Combine, first_wins> ? tuning::sparse_scatter_ratio_winners
+                                                                             : tuning::sparse_scatter_ratio_marks;
+  if (k > tuning::serial_cutoff && k < n / sparse_ratio) {
+    scatter_by_runs(sorted_targets(idx), in, o, combine);
+    return;
+  }
   if constexpr (std::is_same_v<Combine, last_wins> || std::is_same_v<Combine, first_wins>) {
     constexpr bool last = std::is_same_v<Combine, last_wins>;
     if (k <= tuning::serial_cutoff) {
