@@ -228,9 +228,6 @@ struct gather_plan {
   // Every slot is in [0, bound): x's local entries (replicated: all of x;
   // sharded: this rank's own, then the fetched ones).
   std::int64_t bound = 0;
-  // Per local row, whether it reads a fetched entry (a slot past the own
-  // ones); empty when nothing is fetched.
-  array<std::uint8_t> remote_rows;
 };
 
 }  // namespace detail
@@ -238,7 +235,7 @@ struct gather_plan {
 // [[x[i] | i <- is_k] | k]: lifted indexing into a replicated distributed
 // array, delayed. x replicated: local, no message. x sharded (any contiguous
 // spec; indices name its global elements): this rank's own x entries are
-// read in place, and one take fetches the distinct others named here. The plan,
+// copied, and one take fetches the distinct others named here. The plan,
 // built once per indices array and placement of x, is cached in `is`; after
 // its first product a take sends its MPI_Alltoallv only, no agreement
 // message (see take_agreed). The plan checks every index once, so the
@@ -312,43 +309,35 @@ auto index_l(const replicated<T>& r, const nested<I>& is) {
                                       : own + (std::lower_bound(remote.begin(), remote.end(), i) - remote.begin()));
       }
       built->slots = std::move(slots).freeze();
-      if (!remote.empty()) {
-        auto marks = buffer<std::uint8_t>::for_overwrite(shape.segments());
-        const I* sl = built->slots.data();
-        for (std::int64_t j = 0; j < shape.segments(); ++j) {
-          const std::int64_t end = j + 1 < shape.segments() ? shape.start(j + 1) : shape.elements();
-          bool reads_remote = false;
-          for (std::int64_t k = shape.start(j); k < end; ++k) reads_remote |= static_cast<std::int64_t>(sl[k]) >= own;
-          marks[j] = reads_remote ? 1 : 0;
-        }
-        built->remote_rows = std::move(marks).freeze();
-      }
     }
     cache.emplace_back("gather", built);
     plan = built;
   }
   const auto [lengths, data] = detail::nested_access::contiguous(r.x);
   // The slots are read unchecked (detail/planned_index.hpp): the plan checked
-  // the indices; here only that the sources have the plan's length. O(1).
-  const auto planned = [&](array<T> fetched) {
-    if (data.size() + fetched.size() != plan->bound)
-      throw std::logic_error("vseg::dist::index_l: x's local entries number " +
-                             std::to_string(data.size() + fetched.size()) + ", the gather plan's " +
-                             std::to_string(plan->bound) + " (a placement broke its invariant)");
-    detail::planned_index_expr<T, I> local(data, std::move(fetched), vseg::nested<I>::from_segd(shape, plan->slots),
-                                           plan->remote_rows);
+  // the indices; here only that the source has the plan's length. O(1).
+  const auto planned = [&](array<T> src) {
+    if (src.size() != plan->bound)
+      throw std::logic_error("vseg::dist::index_l: x's local entries number " + std::to_string(src.size()) +
+                             ", the gather plan's " + std::to_string(plan->bound) + " (a placement broke its invariant)");
+    detail::planned_index_expr<T, I> local(std::move(src), vseg::nested<I>::from_segd(shape, plan->slots));
     return expr<detail::planned_index_expr<T, I>>{where, std::move(local)};
   };
-  if (local_x) return planned(array<T>{});
-  // The own x entries are read in place; only the fetched ones get a buffer
-  // (the library's allocator reuses freed blocks: no zero fill, no fresh
-  // pages). No agreement per product: the plan was agreed when built and is
+  if (local_x) return planned(data);
+  // This rank's x entries, then the fetched ones, in a buffer of the library's
+  // allocator, which reuses freed blocks: no zero fill, no fresh pages.
+  auto fetched = buffer<T>::for_overwrite(data.size() + plan->fetch->size());
+  // The own entries are copied while the fetched ones are in flight: the
+  // copy hides (part of) the wait for a peer that arrives late.
+  T* to = fetched.data();
+  const auto copy_own = [&data, to] { std::copy(data.begin(), data.end(), to); };
+  // No agreement per product: the plan was agreed when built and is
   // immutable, x's placement (the same object on every rank) matched the
   // plan's, so x's local size is the plan's on every rank, and the fetched
   // part has the plan's size by construction. Only the plan's first product
   // makes the checked take (detail/global_indexer_templates.hpp).
-  auto fetched = buffer<T>::for_overwrite(plan->fetch->size());
-  plan->fetch->take_agreed(std::span<const T>(data.begin(), data.end()), fetched.span());
+  plan->fetch->take_agreed(std::span<const T>(data.begin(), data.end()), fetched.span().subspan(data.size()),
+                           copy_own);
   return planned(std::move(fetched).freeze());
 }
 

@@ -19,7 +19,6 @@
 #include <mpi.h>
 
 #include <cstdint>
-#include <type_traits>
 #include <vector>
 
 #include "vseg/detail/fold_range.hpp"
@@ -29,7 +28,6 @@
 #include "vseg/dist/datatype.hpp"
 #include "vseg/dist/detail/exchange.hpp"
 #include "vseg/dist/detail/placement.hpp"
-#include "vseg/dist/detail/planned_fold.hpp"
 #include "vseg/segd.hpp"
 #include "vseg/tuning.hpp"
 
@@ -165,13 +163,9 @@ array<T> fold_consecutive_flat(const placement& w, const segd& s, const Read& re
   T* o = out.data();
   vseg::detail::parallel_for(count, tuning::blocks_per_task, [&](std::int64_t lo, std::int64_t hi) {
     const Read r = read;  // a local copy: its pointers stay in registers
-    for (std::int64_t b = lo; b < hi; ++b) {
-      const vseg::detail::merge_block& blk = blocks[static_cast<std::size_t>(b)];
-      if constexpr (planned_product<Read>::value && std::is_same_v<Monoid, plus<double>>)
-        carry[static_cast<std::size_t>(b)] = fold_planned_block(starts, m, n, blk, r, o);  // SpMV's sum
-      else
-        carry[static_cast<std::size_t>(b)] = vseg::detail::fold_flat_block<T>(starts, m, n, blk, r, mon, o);
-    }
+    for (std::int64_t b = lo; b < hi; ++b)
+      carry[static_cast<std::size_t>(b)] =
+          vseg::detail::fold_flat_block<T>(starts, m, n, blocks[static_cast<std::size_t>(b)], r, mon, o);
   });
   vseg::detail::merge_carries(blocks, m, carry, mon, [&](std::size_t b, const T& before) {
     const vseg::detail::merge_block& blk = blocks[b];
