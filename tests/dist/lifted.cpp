@@ -185,6 +185,29 @@ TEST_CASE("reshard to every spec keeps the elements; plans are cached; equal spe
   CHECK(t.by_function["MPI_Alltoallv"].second == leaving * static_cast<std::int64_t>(sizeof(double)));
 }
 
+// The arrays a reshard returns are streamed by every later product (SpMV's
+// values): they live in the library's buffer pool like every primitive's
+// output, not in an adopted std::vector (notes/distributed.md, dist7).
+TEST_CASE("a planned reshard's elements are in the library's buffer pool") {
+  // 10 segments of 2000-3500 doubles per rank: well above the pool's 64 KiB threshold on every rank.
+  const std::vector<std::int64_t> lengths(10, 2000 + 500 * (rank() % 4));
+  std::int64_t n = 0;
+  for (auto len : lengths) n += len;
+  std::vector<double> data(static_cast<std::size_t>(n));
+  for (std::int64_t k = 0; k < n; ++k) data[static_cast<std::size_t>(k)] = static_cast<double>(rank() * 100000 + k);
+  const auto xs = nested<double>::from_local(
+      vseg::nested<double>::from_lengths(vseg::array<std::int64_t>(lengths), vseg::array<double>(std::move(data))),
+      MPI_COMM_WORLD);
+  (void)xs.reshard(sharding::balanced());  // builds and caches the plan; its result is freed
+  const std::int64_t before = vseg::allocator_stats().in_use_bytes;
+  const auto ys = xs.reshard(sharding::balanced());
+  const std::int64_t after = vseg::allocator_stats().in_use_bytes;
+  std::int64_t held = 0;
+  for (std::int64_t k = 0; k < ys.pieces().size(); ++k) held += static_cast<std::int64_t>(ys.pieces()[k].size());
+  REQUIRE(held * static_cast<std::int64_t>(sizeof(double)) >= 64 * 1024);
+  CHECK(after - before >= held * static_cast<std::int64_t>(sizeof(double)));
+}
+
 TEST_CASE("sum_s, fold_s and scan_s: the bits of the single-node fold on every spec and rank count") {
   const auto g = make_global();
   const auto whole = vseg::nested<double>::from_lengths(vseg::array<std::int64_t>(g.lengths), vseg::array<double>(g.data));
