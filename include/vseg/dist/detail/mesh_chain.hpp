@@ -1,0 +1,235 @@
+// The fold of a mesh row in the plain single-node order (mesh_fold::serial):
+// a chain along the process row that continues each row exactly where the
+// previous process column stopped.
+//
+// The single-node fold (vseg::sum_s, detail::fold_flat) of global row R,
+// whose first element is step `step` of the merge of elements and segment
+// ends (its global element plus R), cuts the row at the offsets o in
+// [0, length] where step + o is a positive multiple of
+// tuning::segmented_block. Between cuts lie the pieces (the first or the
+// last may be empty); each piece is folded from the identity by
+// detail::fold_range_by (left to right below tuning::fold_group_min
+// elements, else groups of 4 from the piece's start, each a tree
+// ((a + b) + (c + d)), then the 0-3 left plain), and the pieces are combined
+// left to right: ((p0 + p1) + p2) + ...
+//
+// That fold can stop after any element and go on elsewhere: its state at
+// offset o is {the combined finished pieces, the current piece's
+// accumulator, the 0-3 elements of an unfinished group (kept as a + b and
+// c)}. Which of those values carry information follows from o and the row's
+// step and length alone, so a state crosses the wire as 1-4 values and both
+// sides know how many (state_width). Rank (i, j) takes the states of its
+// block's rows at its slices' starts from (i, j - 1), folds its slices and
+// passes the states on to (i, j + 1); the rank holding a row's last element
+// (rank (i, 0) for an empty row) finishes it. The rows go in
+// chain_chunks chunks, so that the process columns work at the same time:
+// a chunk's states leave as soon as it is folded (latency about
+// (K + c - 1) / K of one block's fold for K chunks and c process columns).
+#pragma once
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "vseg/array.hpp"
+#include "vseg/detail/parallel.hpp"
+#include "vseg/dist/datatype.hpp"
+#include "vseg/dist/detail/exchange.hpp"
+#include "vseg/tuning.hpp"
+
+namespace vseg::dist::detail {
+
+// How many chunks of rows the chain is cut into (fewer for fewer rows).
+inline constexpr std::int64_t chain_chunks = 8;
+
+// A piece of a row between two cuts of the single-node fold: its index in
+// the row and its offsets [first, last).
+struct row_piece {
+  std::int64_t index;
+  std::int64_t first;
+  std::int64_t last;
+};
+
+// The piece the fold of a row (first element at merge step `step`, `length`
+// elements) is in at offset o <= length, once every piece ending at o is
+// finished; O(1).
+inline row_piece piece_at(std::int64_t step, std::int64_t length, std::int64_t o) {
+  constexpr std::int64_t block = tuning::segmented_block;
+  const std::int64_t phase = step % block;
+  const std::int64_t first_cut = phase != 0 ? block - phase : step == 0 ? block : 0;
+  if (o < first_cut) return {0, 0, std::min(first_cut, length)};
+  const std::int64_t index = 1 + (o - first_cut) / block;
+  const std::int64_t first = first_cut + (index - 1) * block;
+  return {index, first, std::min(first + block, length)};
+}
+
+// How many elements of an unfinished group of 4 the fold holds at offset o
+// of piece p (0 where the piece is folded plainly or past its groups); O(1).
+inline std::int64_t pending_in_group(const row_piece& p, std::int64_t o) {
+  static_assert(tuning::fold_group == 4, "the chain's state keeps groups of 4");
+  const std::int64_t n = p.last - p.first;
+  if (n < tuning::fold_group_min || o >= p.first + n / 4 * 4) return 0;
+  return (o - p.first) % 4;
+}
+
+// How many values the fold's state at offset o of a row carries across
+// ranks: the combined pieces (past the first piece), the accumulator (past
+// the piece's start), a + b or a (1-3 pending), c (3 pending); O(1).
+inline std::int64_t state_width(std::int64_t step, std::int64_t length, std::int64_t o) {
+  const row_piece p = piece_at(step, length, o);
+  const std::int64_t pending = pending_in_group(p, o);
+  return (p.index > 0 ? 1 : 0) + (o > p.first ? 1 : 0) + (pending >= 1 ? 1 : 0) + (pending == 3 ? 1 : 0);
+}
+
+// The state of a row's fold (see the top of the file). All identities is
+// the state at offset 0 of every row.
+template <class T>
+struct row_state {
+  T combined;
+  T acc;
+  T pair;   // a, then a + b, of the unfinished group
+  T third;  // c of the unfinished group
+};
+
+// The state's values at offset o, state_width of them, written from `to`; O(1).
+template <class T>
+void encode_state(const row_state<T>& s, std::int64_t step, std::int64_t length, std::int64_t o, T* to) {
+  const row_piece p = piece_at(step, length, o);
+  const std::int64_t pending = pending_in_group(p, o);
+  if (p.index > 0) *to++ = s.combined;
+  if (o > p.first) *to++ = s.acc;
+  if (pending >= 1) *to++ = s.pair;
+  if (pending == 3) *to = s.third;
+}
+
+// The state at offset o from the values encode_state wrote; O(1).
+template <class T, class Monoid>
+row_state<T> decode_state(const T* from, std::int64_t step, std::int64_t length, std::int64_t o, const Monoid& mon) {
+  const row_piece p = piece_at(step, length, o);
+  const std::int64_t pending = pending_in_group(p, o);
+  row_state<T> s{mon.identity(), mon.identity(), mon.identity(), mon.identity()};
+  if (p.index > 0) s.combined = *from++;
+  if (o > p.first) s.acc = *from++;
+  if (pending >= 1) s.pair = *from++;
+  if (pending == 3) s.third = *from;
+  return s;
+}
+
+// Continues the fold of a row from offset o to offset q (o <= q <= length),
+// at(o') being the element at row offset o'; bit for bit what the
+// single-node fold does with those elements. O(q - o).
+template <class T, class At, class Monoid>
+void continue_row(row_state<T>& s, std::int64_t step, std::int64_t length, std::int64_t o, std::int64_t q,
+                  const At& at, const Monoid& mon) {
+  while (o < q) {
+    const row_piece p = piece_at(step, length, o);
+    const std::int64_t h = std::min(q, p.last);
+    if (p.last - p.first >= tuning::fold_group_min) {
+      const std::int64_t groups_end = std::min(h, p.first + (p.last - p.first) / 4 * 4);
+      const auto take = [&](std::int64_t k) {  // element k joins its unfinished group
+        switch ((k - p.first) % 4) {
+          case 0: s.pair = at(k); break;
+          case 1: s.pair = mon(s.pair, at(k)); break;
+          case 2: s.third = at(k); break;
+          default: s.acc = mon(s.acc, mon(s.pair, mon(s.third, at(k))));
+        }
+      };
+      for (; o < groups_end && (o - p.first) % 4 != 0; ++o) take(o);
+      for (; o + 4 <= groups_end; o += 4) s.acc = mon(s.acc, mon(mon(at(o), at(o + 1)), mon(at(o + 2), at(o + 3))));
+      for (; o < groups_end; ++o) take(o);
+    }
+    for (; o < h; ++o) s.acc = mon(s.acc, at(o));
+    // A cut at o: the piece is finished, the next starts from the identity.
+    if (o == p.last && piece_at(step, length, o).index != p.index) {
+      s.combined = p.index == 0 ? s.acc : mon(s.combined, s.acc);
+      s.acc = mon.identity();
+    }
+  }
+}
+
+// The fold of a row whose state reached its end (offset length); O(1).
+template <class T, class Monoid>
+T finish_row(const row_state<T>& s, std::int64_t step, std::int64_t length, const Monoid& mon) {
+  return piece_at(step, length, length).index > 0 ? mon(s.combined, s.acc) : s.acc;
+}
+
+// The chain's plan for one mesh block (built by plan_row_fold).
+struct row_chain {
+  // Per local row: the merge step of its first element in the whole matrix,
+  // its length over all column blocks, this rank's offset in it, and this
+  // rank's number of elements of it.
+  std::vector<std::int64_t> step, length, offset, mine;
+  // Chunk k is the local rows [chunks[k], chunks[k + 1]).
+  std::vector<std::int64_t> chunks;
+  // Per local row: where its state starts in its chunk's buffer from the
+  // previous process column and in the one to the next (-1: none).
+  std::vector<std::int64_t> in_at, out_at;
+  // Per chunk: the values received from the previous and sent to the next.
+  std::vector<int> in_count, out_count;
+  int col = 0, cols = 1;
+  MPI_Comm row_comm = MPI_COMM_NULL;
+};
+
+// Whether this rank finishes local row r (holds its last element; rank 0
+// for a row empty everywhere); O(1).
+inline bool finishes_here(const row_chain& c, std::int64_t r) {
+  const auto u = static_cast<std::size_t>(r);
+  return c.mine[u] > 0 ? c.offset[u] + c.mine[u] == c.length[u] : c.length[u] == 0 && c.col == 0;
+}
+
+// Per local row, its fold in the single-node order where this rank
+// finishes it (finishes_here; the identity elsewhere), the states of the
+// others passed along the process row. row_at(r) gives the reader of local
+// row r: a callable on local element k; starts(r) its first local element.
+// Collective over the process row: per chunk one MPI_Recv from the
+// previous column and one MPI_Isend to the next, where they carry values.
+// O(local elements + rows).
+template <class T, class Monoid, class Starts, class RowAt>
+array<T> fold_chain(const row_chain& c, const Starts& starts, const RowAt& row_at, const Monoid& mon) {
+  const auto rows = static_cast<std::int64_t>(c.step.size());
+  auto out = buffer<T>::for_overwrite(rows);
+  T* o = out.data();
+  const auto chunks = static_cast<std::size_t>(c.chunks.size() - 1);
+  std::vector<std::vector<T>> sent(chunks);
+  std::vector<MPI_Request> requests;
+  std::vector<T> received;
+  for (std::size_t k = 0; k < chunks; ++k) {
+    if (c.in_count[k] > 0) {
+      received.resize(static_cast<std::size_t>(c.in_count[k]));
+      check_mpi(MPI_Recv(received.data(), c.in_count[k], datatype<T>(), c.col - 1, static_cast<int>(k), c.row_comm,
+                         MPI_STATUS_IGNORE),
+                "MPI_Recv");
+    }
+    sent[k].resize(static_cast<std::size_t>(c.out_count[k]));
+    T* to = sent[k].data();
+    const T* from = received.data();
+    const std::int64_t first = c.chunks[k];
+    vseg::detail::parallel_for(c.chunks[k + 1] - first, [&](std::int64_t lo, std::int64_t hi) {
+      for (std::int64_t r = first + lo; r < first + hi; ++r) {
+        const auto u = static_cast<std::size_t>(r);
+        const std::int64_t step = c.step[u], length = c.length[u], a = c.offset[u], b = a + c.mine[u];
+        row_state<T> s = c.in_at[u] >= 0 ? decode_state(from + c.in_at[u], step, length, a, mon)
+                                         : row_state<T>{mon.identity(), mon.identity(), mon.identity(), mon.identity()};
+        if (b > a) {
+          const auto read = row_at(r);
+          const std::int64_t base = starts(r) - a;  // local element of row offset o: base + o
+          continue_row(s, step, length, a, b, [&](std::int64_t at) { return read(base + at); }, mon);
+        }
+        if (c.out_at[u] >= 0) encode_state(s, step, length, b, to + c.out_at[u]);
+        o[r] = finishes_here(c, r) ? finish_row(s, step, length, mon) : mon.identity();
+      }
+    });
+    if (c.out_count[k] > 0) {
+      requests.emplace_back();
+      check_mpi(MPI_Isend(sent[k].data(), c.out_count[k], datatype<T>(), c.col + 1, static_cast<int>(k), c.row_comm,
+                          &requests.back()),
+                "MPI_Isend");
+    }
+  }
+  check_mpi(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+  return std::move(out).freeze();
+}
+
+}  // namespace vseg::dist::detail
