@@ -97,8 +97,10 @@ std::shared_ptr<const row_chain> plan_chain(const process_mesh& mesh, const arra
   for (std::int64_t k = 0; k <= chunks; ++k) c->chunks.push_back(equal_part_start(rows, chunks, k));
   c->in_at.assign(n, -1);
   c->out_at.assign(n, -1);
+  c->waiting_at.push_back(0);
   for (std::int64_t k = 0; k < chunks; ++k) {
     std::int64_t in = 0, out = 0;
+    char relays = 0;
     for (std::int64_t r = c->chunks[static_cast<std::size_t>(k)]; r < c->chunks[static_cast<std::size_t>(k) + 1]; ++r) {
       const auto u = static_cast<std::size_t>(r);
       const std::int64_t a = c->offset[u], b = a + c->mine[u], len = c->length[u];
@@ -110,9 +112,16 @@ std::shared_ptr<const row_chain> plan_chain(const process_mesh& mesh, const arra
         c->out_at[u] = out;
         out += state_width(c->step[u], len, b);
       }
+      if (c->in_at[u] >= 0) c->waiting.push_back(r);
+      c->kind.push_back(c->in_at[u] >= 0                                         ? row_kind::waiting
+                        : a == 0 && b == len && uncut(c->step[u], len) ? row_kind::whole
+                                                                                 : row_kind::independent);
+      if (c->in_at[u] >= 0 && c->out_at[u] >= 0) relays = 1;
     }
     c->in_count.push_back(static_cast<int>(in));
     c->out_count.push_back(static_cast<int>(out));
+    c->waiting_at.push_back(static_cast<std::int64_t>(c->waiting.size()));
+    c->relays.push_back(relays);
   }
   return c;
 }

@@ -159,7 +159,7 @@ array<typename E::value_type> fold_mesh_serial(const expr<E>& e, const row_fold&
   using T = typename E::value_type;
   using access = vseg::detail::expression_access;
   const segd s = e.local.shape();
-  const auto starts = [&](std::int64_t r) { return s.start(r); };
+  const auto starts = [&](std::int64_t r) { return r < s.segments() ? s.start(r) : s.elements(); };
   vseg::detail::first_bad bad;
   array<T> finished;
   if constexpr (flat_expression<std::remove_cvref_t<decltype(e.local)>>) {

@@ -23,8 +23,10 @@
 // passes the states on to (i, j + 1); the rank holding a row's last element
 // (rank (i, 0) for an empty row) finishes it. The rows go in
 // chain_chunks chunks, so that the process columns work at the same time:
-// a chunk's states leave as soon as it is folded (latency about
-// (K + c - 1) / K of one block's fold for K chunks and c process columns).
+// a chunk's states leave as soon as it is folded, and a rank folds the rows
+// that need no state first (fold_chain). For rows spanning all c process
+// columns the latency is about (K + c - 1) / K of one block's fold with K
+// chunks; for a banded matrix, about one block's fold.
 #pragma once
 
 #include <mpi.h>
@@ -34,6 +36,7 @@
 #include <vector>
 
 #include "vseg/array.hpp"
+#include "vseg/detail/fold_range.hpp"
 #include "vseg/detail/parallel.hpp"
 #include "vseg/dist/datatype.hpp"
 #include "vseg/dist/detail/exchange.hpp"
@@ -63,6 +66,13 @@ inline row_piece piece_at(std::int64_t step, std::int64_t length, std::int64_t o
   const std::int64_t index = 1 + (o - first_cut) / block;
   const std::int64_t first = first_cut + (index - 1) * block;
   return {index, first, std::min(first + block, length)};
+}
+
+// Whether the single-node fold cuts a row nowhere (no cut in [0, length]):
+// then its fold is one fold_range_by from the identity; O(1).
+inline bool uncut(std::int64_t step, std::int64_t length) {
+  const row_piece p = piece_at(step, length, 0);
+  return p.index == 0 && p.last == length && piece_at(step, length, length).index == 0;
 }
 
 // How many elements of an unfinished group of 4 the fold holds at offset o
@@ -119,10 +129,13 @@ row_state<T> decode_state(const T* from, std::int64_t step, std::int64_t length,
 
 // Continues the fold of a row from offset o to offset q (o <= q <= length),
 // at(o') being the element at row offset o'; bit for bit what the
-// single-node fold does with those elements. O(q - o).
+// single-node fold does with those elements. The state lives in locals
+// while folding: through the reference, every combine would be a store the
+// element reads might alias. O(q - o).
 template <class T, class At, class Monoid>
-void continue_row(row_state<T>& s, std::int64_t step, std::int64_t length, std::int64_t o, std::int64_t q,
+void continue_row(row_state<T>& state, std::int64_t step, std::int64_t length, std::int64_t o, std::int64_t q,
                   const At& at, const Monoid& mon) {
+  T combined = state.combined, acc = state.acc, pair = state.pair, third = state.third;
   while (o < q) {
     const row_piece p = piece_at(step, length, o);
     const std::int64_t h = std::min(q, p.last);
@@ -130,23 +143,24 @@ void continue_row(row_state<T>& s, std::int64_t step, std::int64_t length, std::
       const std::int64_t groups_end = std::min(h, p.first + (p.last - p.first) / 4 * 4);
       const auto take = [&](std::int64_t k) {  // element k joins its unfinished group
         switch ((k - p.first) % 4) {
-          case 0: s.pair = at(k); break;
-          case 1: s.pair = mon(s.pair, at(k)); break;
-          case 2: s.third = at(k); break;
-          default: s.acc = mon(s.acc, mon(s.pair, mon(s.third, at(k))));
+          case 0: pair = at(k); break;
+          case 1: pair = mon(pair, at(k)); break;
+          case 2: third = at(k); break;
+          default: acc = mon(acc, mon(pair, mon(third, at(k))));
         }
       };
       for (; o < groups_end && (o - p.first) % 4 != 0; ++o) take(o);
-      for (; o + 4 <= groups_end; o += 4) s.acc = mon(s.acc, mon(mon(at(o), at(o + 1)), mon(at(o + 2), at(o + 3))));
+      for (; o + 4 <= groups_end; o += 4) acc = mon(acc, mon(mon(at(o), at(o + 1)), mon(at(o + 2), at(o + 3))));
       for (; o < groups_end; ++o) take(o);
     }
-    for (; o < h; ++o) s.acc = mon(s.acc, at(o));
+    for (; o < h; ++o) acc = mon(acc, at(o));
     // A cut at o: the piece is finished, the next starts from the identity.
     if (o == p.last && piece_at(step, length, o).index != p.index) {
-      s.combined = p.index == 0 ? s.acc : mon(s.combined, s.acc);
-      s.acc = mon.identity();
+      combined = p.index == 0 ? acc : mon(combined, acc);
+      acc = mon.identity();
     }
   }
+  state = {combined, acc, pair, third};
 }
 
 // The fold of a row whose state reached its end (offset length); O(1).
@@ -155,8 +169,17 @@ T finish_row(const row_state<T>& s, std::int64_t step, std::int64_t length, cons
   return piece_at(step, length, length).index > 0 ? mon(s.combined, s.acc) : s.acc;
 }
 
+// How fold_chain treats a local row: all here in one piece of the
+// single-node fold (one fold_range_by, the common case), folded here from
+// offset 0 or from where it begins here (no state needed), or waiting for
+// a state from the previous process column.
+enum class row_kind : std::uint8_t { whole, independent, waiting };
+
 // The chain's plan for one mesh block (built by plan_row_fold).
 struct row_chain {
+  // Per local row, its kind: one byte, so that the common case reads
+  // nothing else of the plan.
+  std::vector<row_kind> kind;
   // Per local row: the merge step of its first element in the whole matrix,
   // its length over all column blocks, this rank's offset in it, and this
   // rank's number of elements of it.
@@ -168,6 +191,12 @@ struct row_chain {
   std::vector<std::int64_t> in_at, out_at;
   // Per chunk: the values received from the previous and sent to the next.
   std::vector<int> in_count, out_count;
+  // The rows that receive a state, in order; chunk k's are
+  // waiting[waiting_at[k], waiting_at[k + 1]).
+  std::vector<std::int64_t> waiting, waiting_at;
+  // Per chunk: whether a row both receives and sends a state (the chunk's
+  // send then waits for the chunk's receive).
+  std::vector<char> relays;
   int col = 0, cols = 1;
   MPI_Comm row_comm = MPI_COMM_NULL;
 };
@@ -182,9 +211,17 @@ inline bool finishes_here(const row_chain& c, std::int64_t r) {
 // Per local row, its fold in the single-node order where this rank
 // finishes it (finishes_here; the identity elsewhere), the states of the
 // others passed along the process row. row_at(r) gives the reader of local
-// row r: a callable on local element k; starts(r) its first local element.
-// Collective over the process row: per chunk one MPI_Recv from the
-// previous column and one MPI_Isend to the next, where they carry values.
+// row r: a callable on local element k; starts(r) its first local element,
+// starts(rows) the local element count.
+// The schedule: first every row that needs no state from the previous
+// process column, chunk by chunk, a chunk's states sent at once unless a
+// relayed row (one that both receives and sends a state) holds it back;
+// then, chunk by chunk as the states arrive, the rows waiting for them, and
+// the held-back sends. So a process column waits only once its own
+// independent work is done (a banded matrix: barely at all), and the
+// columns of a matrix whose rows span them all work in a pipeline.
+// Collective over the process row: per chunk one MPI_Recv from the previous
+// column and one MPI_Isend to the next, where they carry values.
 // O(local elements + rows).
 template <class T, class Monoid, class Starts, class RowAt>
 array<T> fold_chain(const row_chain& c, const Starts& starts, const RowAt& row_at, const Monoid& mon) {
@@ -195,38 +232,55 @@ array<T> fold_chain(const row_chain& c, const Starts& starts, const RowAt& row_a
   std::vector<std::vector<T>> sent(chunks);
   std::vector<MPI_Request> requests;
   std::vector<T> received;
-  for (std::size_t k = 0; k < chunks; ++k) {
-    if (c.in_count[k] > 0) {
-      received.resize(static_cast<std::size_t>(c.in_count[k]));
-      check_mpi(MPI_Recv(received.data(), c.in_count[k], datatype<T>(), c.col - 1, static_cast<int>(k), c.row_comm,
-                         MPI_STATUS_IGNORE),
-                "MPI_Recv");
+  // Folds local row r's slice from the state in `from` (or offset 0) and
+  // passes it to `to` or finishes it.
+  const auto fold_row = [&](std::int64_t r, const T* from, T* to) {
+    const auto u = static_cast<std::size_t>(r);
+    const std::int64_t step = c.step[u], length = c.length[u], a = c.offset[u], b = a + c.mine[u];
+    row_state<T> s = c.in_at[u] >= 0 ? decode_state(from + c.in_at[u], step, length, a, mon)
+                                     : row_state<T>{mon.identity(), mon.identity(), mon.identity(), mon.identity()};
+    if (b > a) {
+      const auto read = row_at(r);
+      const std::int64_t base = starts(r) - a;  // local element of row offset o: base + o
+      continue_row(s, step, length, a, b, [&](std::int64_t at) { return read(base + at); }, mon);
     }
+    if (c.out_at[u] >= 0) encode_state(s, step, length, b, to + c.out_at[u]);
+    o[r] = finishes_here(c, r) ? finish_row(s, step, length, mon) : mon.identity();
+  };
+  const auto send = [&](std::size_t k) {
+    if (c.out_count[k] == 0) return;
+    requests.emplace_back();
+    check_mpi(MPI_Isend(sent[k].data(), c.out_count[k], datatype<T>(), c.col + 1, static_cast<int>(k), c.row_comm,
+                        &requests.back()),
+              "MPI_Isend");
+  };
+  for (std::size_t k = 0; k < chunks; ++k) {  // the rows that need no state
     sent[k].resize(static_cast<std::size_t>(c.out_count[k]));
     T* to = sent[k].data();
-    const T* from = received.data();
     const std::int64_t first = c.chunks[k];
     vseg::detail::parallel_for(c.chunks[k + 1] - first, [&](std::int64_t lo, std::int64_t hi) {
       for (std::int64_t r = first + lo; r < first + hi; ++r) {
-        const auto u = static_cast<std::size_t>(r);
-        const std::int64_t step = c.step[u], length = c.length[u], a = c.offset[u], b = a + c.mine[u];
-        row_state<T> s = c.in_at[u] >= 0 ? decode_state(from + c.in_at[u], step, length, a, mon)
-                                         : row_state<T>{mon.identity(), mon.identity(), mon.identity(), mon.identity()};
-        if (b > a) {
-          const auto read = row_at(r);
-          const std::int64_t base = starts(r) - a;  // local element of row offset o: base + o
-          continue_row(s, step, length, a, b, [&](std::int64_t at) { return read(base + at); }, mon);
+        const row_kind kind = c.kind[static_cast<std::size_t>(r)];
+        if (kind == row_kind::whole) {  // all here, one piece: one grouped fold
+          o[r] = vseg::detail::fold_range_by<T>(row_at(r), starts(r), starts(r + 1), mon.identity(), mon);
+        } else if (kind == row_kind::independent) {
+          fold_row(r, nullptr, to);
         }
-        if (c.out_at[u] >= 0) encode_state(s, step, length, b, to + c.out_at[u]);
-        o[r] = finishes_here(c, r) ? finish_row(s, step, length, mon) : mon.identity();
       }
     });
-    if (c.out_count[k] > 0) {
-      requests.emplace_back();
-      check_mpi(MPI_Isend(sent[k].data(), c.out_count[k], datatype<T>(), c.col + 1, static_cast<int>(k), c.row_comm,
-                          &requests.back()),
-                "MPI_Isend");
-    }
+    if (!c.relays[k]) send(k);
+  }
+  for (std::size_t k = 0; k < chunks; ++k) {  // the rows waiting for a state, as the states arrive
+    if (c.in_count[k] == 0) continue;
+    received.resize(static_cast<std::size_t>(c.in_count[k]));
+    check_mpi(MPI_Recv(received.data(), c.in_count[k], datatype<T>(), c.col - 1, static_cast<int>(k), c.row_comm,
+                       MPI_STATUS_IGNORE),
+              "MPI_Recv");
+    const std::int64_t* waiting = c.waiting.data() + c.waiting_at[k];
+    vseg::detail::parallel_for(c.waiting_at[k + 1] - c.waiting_at[k], [&](std::int64_t lo, std::int64_t hi) {
+      for (std::int64_t w = lo; w < hi; ++w) fold_row(waiting[w], received.data(), sent[k].data());
+    });
+    if (c.relays[k]) send(k);
   }
   check_mpi(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
   return std::move(out).freeze();
