@@ -113,9 +113,11 @@ std::shared_ptr<const row_chain> plan_chain(const process_mesh& mesh, const arra
         out += state_width(c->step[u], len, b);
       }
       if (c->in_at[u] >= 0) c->waiting.push_back(r);
-      c->kind.push_back(c->in_at[u] >= 0                                         ? row_kind::waiting
+      const bool idle = a == b && c->out_at[u] < 0 && !finishes_here(*c, r);
+      c->kind.push_back(c->in_at[u] >= 0                                  ? row_kind::waiting
                         : a == 0 && b == len && uncut(c->step[u], len) ? row_kind::whole
-                                                                                 : row_kind::independent);
+                        : idle && c->in_at[u] < 0                         ? row_kind::absent
+                                                                          : row_kind::independent);
       if (c->in_at[u] >= 0 && c->out_at[u] >= 0) relays = 1;
     }
     c->in_count.push_back(static_cast<int>(in));

@@ -170,10 +170,11 @@ T finish_row(const row_state<T>& s, std::int64_t step, std::int64_t length, cons
 }
 
 // How fold_chain treats a local row: all here in one piece of the
-// single-node fold (one fold_range_by, the common case), folded here from
-// offset 0 or from where it begins here (no state needed), or waiting for
-// a state from the previous process column.
-enum class row_kind : std::uint8_t { whole, independent, waiting };
+// single-node fold (one fold_range_by, the common case), none of it here
+// and nothing to pass on or finish (the identity), folded here from offset
+// 0 or from where it begins here (no state needed), or waiting for a state
+// from the previous process column.
+enum class row_kind : std::uint8_t { whole, absent, independent, waiting };
 
 // The chain's plan for one mesh block (built by plan_row_fold).
 struct row_chain {
@@ -263,6 +264,8 @@ array<T> fold_chain(const row_chain& c, const Starts& starts, const RowAt& row_a
         const row_kind kind = c.kind[static_cast<std::size_t>(r)];
         if (kind == row_kind::whole) {  // all here, one piece: one grouped fold
           o[r] = vseg::detail::fold_range_by<T>(row_at(r), starts(r), starts(r + 1), mon.identity(), mon);
+        } else if (kind == row_kind::absent) {
+          o[r] = mon.identity();
         } else if (kind == row_kind::independent) {
           fold_row(r, nullptr, to);
         }
