@@ -113,6 +113,7 @@ std::shared_ptr<const row_chain> plan_chain(const process_mesh& mesh, const arra
         out += state_width(c->step[u], len, b);
       }
       if (c->in_at[u] >= 0) c->waiting.push_back(r);
+      c->plain.push_back(len < tuning::fold_group_min && uncut(c->step[u], len) ? 1 : 0);
       const bool idle = a == b && c->out_at[u] < 0 && !finishes_here(*c, r);
       c->kind.push_back(c->in_at[u] >= 0                                  ? row_kind::waiting
                         : a == 0 && b == len && uncut(c->step[u], len) ? row_kind::whole

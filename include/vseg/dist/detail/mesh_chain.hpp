@@ -181,6 +181,10 @@ struct row_chain {
   // Per local row, its kind: one byte, so that the common case reads
   // nothing else of the plan.
   std::vector<row_kind> kind;
+  // Per local row: 1 if the single-node fold takes it as one plain piece
+  // (uncut, below tuning::fold_group_min elements), so that its state is
+  // its accumulator alone: one value wherever it stops past its start.
+  std::vector<std::uint8_t> plain;
   // Per local row: the merge step of its first element in the whole matrix,
   // its length over all column blocks, this rank's offset in it, and this
   // rank's number of elements of it.
@@ -237,6 +241,14 @@ array<T> fold_chain(const row_chain& c, const Starts& starts, const RowAt& row_a
   // passes it to `to` or finishes it.
   const auto fold_row = [&](std::int64_t r, const T* from, T* to) {
     const auto u = static_cast<std::size_t>(r);
+    if (c.plain[u]) {  // a short row in one piece (most of R-MAT's): the state is the accumulator
+      T acc = c.in_at[u] >= 0 ? from[c.in_at[u]] : mon.identity();
+      const auto read = row_at(r);
+      for (std::int64_t k = starts(r), end = starts(r + 1); k < end; ++k) acc = mon(acc, read(k));
+      if (c.out_at[u] >= 0) to[c.out_at[u]] = acc;
+      o[r] = finishes_here(c, r) ? acc : mon.identity();
+      return;
+    }
     const std::int64_t step = c.step[u], length = c.length[u], a = c.offset[u], b = a + c.mine[u];
     row_state<T> s = c.in_at[u] >= 0 ? decode_state(from + c.in_at[u], step, length, a, mon)
                                      : row_state<T>{mon.identity(), mon.identity(), mon.identity(), mon.identity()};
