@@ -236,7 +236,18 @@ array<T> fold_chain(const row_chain& c, const Starts& starts, const RowAt& row_a
   const auto chunks = static_cast<std::size_t>(c.chunks.size() - 1);
   std::vector<std::vector<T>> sent(chunks);
   std::vector<MPI_Request> requests;
-  std::vector<T> received;
+  // Every chunk's receive is posted first, so a state that arrives while
+  // this rank folds its independent rows is taken in without waiting for
+  // this rank to enter MPI.
+  std::vector<std::vector<T>> received(chunks);
+  std::vector<MPI_Request> arriving(chunks, MPI_REQUEST_NULL);
+  for (std::size_t k = 0; k < chunks; ++k) {
+    if (c.in_count[k] == 0) continue;
+    received[k].resize(static_cast<std::size_t>(c.in_count[k]));
+    check_mpi(MPI_Irecv(received[k].data(), c.in_count[k], datatype<T>(), c.col - 1, static_cast<int>(k),
+                        c.row_comm, &arriving[k]),
+              "MPI_Irecv");
+  }
   // Folds local row r's slice from the state in `from` (or offset 0) and
   // passes it to `to` or finishes it.
   const auto fold_row = [&](std::int64_t r, const T* from, T* to) {
@@ -287,13 +298,10 @@ array<T> fold_chain(const row_chain& c, const Starts& starts, const RowAt& row_a
   }
   for (std::size_t k = 0; k < chunks; ++k) {  // the rows waiting for a state, as the states arrive
     if (c.in_count[k] == 0) continue;
-    received.resize(static_cast<std::size_t>(c.in_count[k]));
-    check_mpi(MPI_Recv(received.data(), c.in_count[k], datatype<T>(), c.col - 1, static_cast<int>(k), c.row_comm,
-                       MPI_STATUS_IGNORE),
-              "MPI_Recv");
+    check_mpi(MPI_Wait(&arriving[k], MPI_STATUS_IGNORE), "MPI_Wait");
     const std::int64_t* waiting = c.waiting.data() + c.waiting_at[k];
     vseg::detail::parallel_for(c.waiting_at[k + 1] - c.waiting_at[k], [&](std::int64_t lo, std::int64_t hi) {
-      for (std::int64_t w = lo; w < hi; ++w) fold_row(waiting[w], received.data(), sent[k].data());
+      for (std::int64_t w = lo; w < hi; ++w) fold_row(waiting[w], received[k].data(), sent[k].data());
     });
     if (c.relays[k]) send(k);
   }
