@@ -9,8 +9,11 @@
 //          about nnz / p nonzeros per rank), 32-bit column indices, the
 //          gather plan of x built by the first product and reused.
 //   vseg 2D  the same expression on a 2D process mesh (MPI_Dims_create's,
-//          dist_spmv::distribute_2d): x gathered within process columns, the
-//          row sums combined within process rows.
+//          or the one given as RxC, dist_spmv::distribute_2d): x gathered
+//          within process columns, each row folded along its process row in
+//          the single-node order (mesh_fold::serial: the plain program's
+//          bits); "2D cb" the same with mesh_fold::column_blocks (per block,
+//          then the partials combined at the owner: bits of the column order).
 //   PETSc  MatCreateMPIAIJWithArrays on the same local rows (PETSc splits
 //          them into the diagonal and off-diagonal blocks and overlaps the
 //          scatter of x with the diagonal block's product), MatMult.
@@ -25,7 +28,7 @@
 // one), so that neither contender runs more threads than the machine has
 // cores: bound to a core each (2 ranks on 2 cores) that is TBB's default.
 //
-//   mpiexec -n 2 ./spmv_petsc [n=64] [scale=18] [rounds=30]
+//   mpiexec -n 2 ./spmv_petsc [n=64] [scale=18] [rounds=30] [mesh RxC, default MPI_Dims_create's]
 #include <mpi.h>
 #include <petscmat.h>
 #include <tbb/global_control.h>
@@ -74,7 +77,7 @@ double timed(F&& f) {
 
 
 // One matrix: both products, interleaved; prints one block of results.
-void compare(const char* name, const vseg::csr_matrix& a, int rounds) {
+void compare(const char* name, const vseg::csr_matrix& a, int rounds, const vseg::dist::sharding& mesh_spec) {
   int rank = 0, nranks = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &nranks);
@@ -91,10 +94,13 @@ void compare(const char* name, const vseg::csr_matrix& a, int rounds) {
   const double vseg_first = timed([&] { y_vseg = dist_spmv::multiply(s); });
   std::optional<dist_spmv::system_2d> built_2d;
   const double mesh_build =
-      timed([&] { built_2d.emplace(dist_spmv::distribute_2d(a, vseg::dist::sharding::mesh(), MPI_COMM_WORLD)); });
+      timed([&] { built_2d.emplace(dist_spmv::distribute_2d(a, mesh_spec, MPI_COMM_WORLD)); });
   const dist_spmv::system_2d& s2 = *built_2d;
   vseg::array<double> y_2d;
   const double mesh_first = timed([&] { y_2d = dist_spmv::multiply(s2); });
+  const dist_spmv::system_2d s2cb =
+      dist_spmv::distribute_2d(a, mesh_spec, MPI_COMM_WORLD, vseg::dist::mesh_fold::column_blocks);
+  vseg::array<double> y_2dcb = dist_spmv::multiply(s2cb);
 
   // ---- PETSc: the same local rows as an MPIAIJ matrix (PETSc copies the arrays).
   const std::int64_t first = s.cols.placement().first_segment[rank];
@@ -122,12 +128,16 @@ void compare(const char* name, const vseg::csr_matrix& a, int rounds) {
   }
   const double petsc_first = timed([&] { check_petsc(MatMult(matrix, px, py), "MatMult"); });
 
-  std::vector<double> vseg_times, mesh_times, petsc_times;
+  std::vector<double> vseg_times, mesh_times, cb_times, petsc_times;
   for (int r = 0; r < rounds; ++r) {
     vseg_times.push_back(timed([&] { y_vseg = dist_spmv::multiply(s); }));
     mesh_times.push_back(timed([&] { y_2d = dist_spmv::multiply(s2); }));
+    cb_times.push_back(timed([&] { y_2dcb = dist_spmv::multiply(s2cb); }));
     petsc_times.push_back(timed([&] { check_petsc(MatMult(matrix, px, py), "MatMult"); }));
   }
+  // 1D and 2D serial give the plain program's bits: the same checksum of y.
+  std::uint64_t bits[2] = {dist_spmv::checksum(y_vseg, first), dist_spmv::checksum(y_2d, s2.first_row)};
+  MPI_Allreduce(MPI_IN_PLACE, bits, 2, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
   // 2D's rows lie elsewhere: compare the sums of y over all rows (1D vs 2D).
   double sums[2] = {0, 0};
   for (std::int64_t i = 0; i < y_vseg.size(); ++i) sums[0] += y_vseg[i];
@@ -148,7 +158,8 @@ void compare(const char* name, const vseg::csr_matrix& a, int rounds) {
   MPI_Allreduce(MPI_IN_PLACE, &max_difference, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
   MPI_Allreduce(MPI_IN_PLACE, &max_value, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
 
-  const summary v = summarise(vseg_times), p = summarise(petsc_times), v2 = summarise(mesh_times);
+  const summary v = summarise(vseg_times), p = summarise(petsc_times), v2 = summarise(mesh_times),
+                cb = summarise(cb_times);
   if (rank == 0) {
     std::printf("spmv_petsc %s: %lld rows, %lld nonzeros, %d ranks (1D balanced), %d rounds\n", name,
                 static_cast<long long>(a.rows), static_cast<long long>(a.nnz()), nranks, rounds);
@@ -163,6 +174,10 @@ void compare(const char* name, const vseg::csr_matrix& a, int rounds) {
                 "vseg 2D/PETSc %.2f (median), %.2f (min) | 2D/1D %.2f (median)\n",
                 s2.mesh->spec().to_string().c_str(), mesh_build * 1e3, mesh_first * 1e3, v2.median * 1e3,
                 v2.min * 1e3, v2.max * 1e3, v2.median / p.median, v2.min / p.min, v2.median / v.median);
+    std::printf("  2D cb (mesh_fold::column_blocks): product median %.3f ms (min %.3f, max %.3f) | "
+                "vseg 2D cb/PETSc %.2f (median), %.2f (min) | 2D/2D cb %.2f (median); 2D bits %s 1D's\n",
+                cb.median * 1e3, cb.min * 1e3, cb.max * 1e3, cb.median / p.median, cb.min / p.min,
+                v2.median / cb.median, bits[0] == bits[1] ? "=" : "DIFFERENT from");
     std::printf("  max |y_vseg - y_petsc| = %.3g (max |y| = %.3g); sum of y 1D %.17g, 2D %.17g\n", max_difference,
                 max_value, sums[0], sums[1]);
   }
@@ -172,6 +187,7 @@ void compare(const char* name, const vseg::csr_matrix& a, int rounds) {
   if (max_difference > 1e-9 * std::max(1.0, max_value)) MPI_Abort(MPI_COMM_WORLD, 1);
   if (std::abs(sums[0] - sums[1]) > 1e-9 * std::max(1.0, std::abs(sums[0])) * static_cast<double>(a.rows))
     MPI_Abort(MPI_COMM_WORLD, 1);
+  if (bits[0] != bits[1]) MPI_Abort(MPI_COMM_WORLD, 1);
 }
 
 }  // namespace
@@ -199,8 +215,14 @@ int main(int argc, char** argv) {
   const std::int64_t n = argc > 1 ? std::atoll(argv[1]) : 64;
   const int scale = argc > 2 ? std::atoi(argv[2]) : 18;
   const int rounds = argc > 3 ? std::atoi(argv[3]) : 30;
-  compare("stencil27", dist_spmv::stencil(n), rounds);
-  compare("rmat", dist_spmv::rmat(scale, 16), rounds);
+  int mesh_rows = 0, mesh_cols = 0;
+  if (argc > 4 && std::sscanf(argv[4], "%dx%d", &mesh_rows, &mesh_cols) != 2) {
+    if (rank == 0) std::fprintf(stderr, "spmv_petsc: mesh '%s' is not RxC\n", argv[4]);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  const auto mesh = vseg::dist::sharding::mesh(mesh_rows, mesh_cols);
+  compare("stencil27", dist_spmv::stencil(n), rounds, mesh);
+  compare("rmat", dist_spmv::rmat(scale, 16), rounds, mesh);
   PetscFinalize();
   return 0;
 }

@@ -120,10 +120,10 @@ inline system distribute(const vseg::csr_matrix& m, const vseg::dist::sharding& 
 
 // The matrix on a 2D process mesh (notes/distributed.md, "2D SpMV"): rows in
 // mesh.rows() blocks balanced by nonzeros, columns in mesh.cols() equal
-// blocks. Rank (i, j) holds A_ij as a mesh block (one segment per row of row
-// block i, cols renumbered from its column block's start), and part i of
-// x's column block j cut in mesh.rows() equal parts; y's rows come out on
-// the rank owning them, from first_row on.
+// blocks. Rank (i, j) holds A_ij as a mesh block folding in `order` (one
+// segment per row of row block i, cols renumbered from its column block's
+// start), and part i of x's column block j cut in mesh.rows() equal parts;
+// y's rows come out on the rank owning them, from first_row on.
 struct system_2d {
   std::shared_ptr<const vseg::dist::process_mesh> mesh;
   vseg::dist::nested<std::int32_t> cols;
@@ -137,7 +137,8 @@ inline std::int64_t column_block_start(std::int64_t cols, std::int64_t parts, st
   return vseg::dist::equal_part_start(cols, parts, j);
 }
 
-inline system_2d distribute_2d(const vseg::csr_matrix& m, const vseg::dist::sharding& spec, MPI_Comm comm) {
+inline system_2d distribute_2d(const vseg::csr_matrix& m, const vseg::dist::sharding& spec, MPI_Comm comm,
+                               vseg::dist::mesh_fold order = vseg::dist::mesh_fold::serial) {
   auto mesh = std::make_shared<const vseg::dist::process_mesh>(spec, comm);
   const int i = mesh->row(), j = mesh->col();
   const auto row_blocks = balanced_rows(m, mesh->rows());
@@ -163,8 +164,9 @@ inline system_2d distribute_2d(const vseg::csr_matrix& m, const vseg::dist::shar
   const vseg::array<std::int64_t> row_lengths(std::move(lengths));
   using vseg::dist::mesh_block;
   auto c = mesh_block(vseg::nested<std::int32_t>::from_lengths(row_lengths, vseg::array<std::int32_t>(std::move(cols))),
-                      mesh);
-  auto v = mesh_block(vseg::nested<double>::from_lengths(row_lengths, vseg::array<double>(std::move(vals))), mesh);
+                      mesh, order);
+  auto v = mesh_block(vseg::nested<double>::from_lengths(row_lengths, vseg::array<double>(std::move(vals))), mesh,
+                      order);
   // x: part i of column block j, one piece on the process column.
   const std::int64_t x_first = lo + vseg::dist::equal_part_start(hi - lo, mesh->rows(), i);
   const std::int64_t x_last = lo + vseg::dist::equal_part_start(hi - lo, mesh->rows(), i + 1);
@@ -196,8 +198,8 @@ inline vseg::array<double> multiply_serial(const vseg::csr_matrix& m) {
   return vseg::sum_s(vseg::zip_with(std::multiplies<>{}, v, vseg::index_l(vseg::replicate(m.rows, vseg::array<double>(std::move(xs))), c)));
 }
 
-// The single-node program in the 2D mesh's order on `parts` process
-// columns: per column block, the same program on the columns of that block
+// The single-node program in mesh_fold::column_blocks' order on `parts`
+// process columns: per column block, the same program on the columns of that block
 // (vseg::sum_s of the sub-matrix), then per row the block sums where the row
 // is non-empty, combined left to right. parts = 1 is multiply_serial.
 inline vseg::array<double> multiply_serial_blocks(const vseg::csr_matrix& m, std::int64_t parts) {

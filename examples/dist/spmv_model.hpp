@@ -9,14 +9,19 @@
 //   2D  a pr x pc mesh: rows in pr blocks balanced by nonzeros, columns in
 //       pc equal blocks; rank (i, j) holds block A_ij, part i of x's column
 //       block j and part j of y's row block i. Expand: the distinct x entries
-//       of A_ij come from the pr ranks of process column j; fold: the partial
-//       sums of A_ij's non-empty rows go to the pc ranks of process row i.
+//       of A_ij come from the pr ranks of process column j. Fold, by order:
+//       mesh_fold::serial (the default) passes, per chunk of rows, the fold
+//       states of the rows that go on from (i, j) to (i, j + 1) (state_width
+//       values each, one message per chunk that has any), then each row goes
+//       from the rank finishing it to its owner; mesh_fold::column_blocks
+//       sends the partial sums of A_ij's non-empty rows to their owners.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
 #include <vector>
 
+#include "vseg/dist/mesh.hpp"
 #include "vseg/matrix_market.hpp"
 
 namespace dist_spmv {
@@ -47,6 +52,13 @@ inline std::int64_t block_of(const std::vector<std::int64_t>& first, std::int64_
   return std::upper_bound(first.begin(), first.end(), i) - first.begin() - 1;
 }
 
+// The part q of n items cut in `parts` equal parts (equal_part_start) holding item i; O(parts).
+inline std::int64_t block_of_equal(std::int64_t n, std::int64_t parts, std::int64_t i) {
+  std::int64_t q = 0;
+  while (i >= vseg::dist::equal_part_start(n, parts, q + 1)) ++q;
+  return q;
+}
+
 // Per rank, what it sends in one 1D product. O(nnz + rows + p).
 inline std::vector<rank_traffic> model_1d(const vseg::csr_matrix& m, const std::vector<std::int64_t>& rows) {
   const auto p = static_cast<std::int64_t>(rows.size()) - 1;
@@ -72,9 +84,55 @@ inline std::vector<rank_traffic> model_1d(const vseg::csr_matrix& m, const std::
   return sent;
 }
 
-// Per rank (i * pc + j), what it sends in one 2D product (expand + fold).
-// O(nnz log nnz + p).
-inline std::vector<rank_traffic> model_2d(const vseg::csr_matrix& m, std::int64_t pr, std::int64_t pc) {
+// The fold of row block i (rows [first, last), first element k_first) in
+// mesh_fold::serial on pc > 1 process columns, added to `sent`: the chain's
+// states (detail/mesh_chain.hpp, the same chunks and widths as the plan) and
+// each finished row to its owner. hits[j][r]: row first + r's entries in
+// column block j. O(rows * pc).
+inline void fold_chain_2d(const vseg::csr_matrix& m, std::int64_t first, std::int64_t last, std::int64_t k_first,
+                          const std::vector<std::vector<std::int64_t>>& hits, std::int64_t i, std::int64_t pc,
+                          std::vector<rank_traffic>& sent) {
+  using namespace vseg::dist;
+  const std::int64_t rows = last - first;
+  const std::int64_t chunks = std::max<std::int64_t>(1, std::min(rows, detail::chain_chunks));
+  std::vector<std::int64_t> offset(static_cast<std::size_t>(rows), 0), step(static_cast<std::size_t>(rows));
+  for (std::int64_t r = 0, element = k_first; r < rows; element += m.row_lengths[first + r], ++r)
+    step[static_cast<std::size_t>(r)] = element + first + r;
+  std::vector<char> done(static_cast<std::size_t>(rows), 0);
+  for (std::int64_t j = 0; j < pc; ++j) {
+    rank_traffic& me = sent[static_cast<std::size_t>(i * pc + j)];
+    std::vector<char> to(static_cast<std::size_t>(pc), 0);
+    for (std::int64_t t = 0; t < chunks; ++t) {
+      std::int64_t values = 0;
+      for (std::int64_t r = equal_part_start(rows, chunks, t); r < equal_part_start(rows, chunks, t + 1); ++r) {
+        const auto u = static_cast<std::size_t>(r);
+        const std::int64_t len = m.row_lengths[first + r];
+        const std::int64_t b = offset[u] + hits[static_cast<std::size_t>(j)][u];
+        if (b > 0 && b < len && j + 1 < pc) values += detail::state_width(step[u], len, b);
+        const bool finishes = hits[static_cast<std::size_t>(j)][u] > 0 ? b == len : len == 0 && j == 0;
+        offset[u] = b;
+        if (!finishes || done[u]) continue;
+        done[u] = 1;
+        const std::int64_t q = block_of_equal(rows, pc, r);
+        if (q == j) continue;
+        me.bytes += 8;
+        if (!to[static_cast<std::size_t>(q)]) {
+          to[static_cast<std::size_t>(q)] = 1;
+          ++me.messages;
+        }
+      }
+      if (values > 0) {
+        me.bytes += 8 * values;
+        ++me.messages;
+      }
+    }
+  }
+}
+
+// Per rank (i * pc + j), what it sends in one 2D product (expand + fold in
+// `order`). O(nnz log nnz + p + rows * pc).
+inline std::vector<rank_traffic> model_2d(const vseg::csr_matrix& m, std::int64_t pr, std::int64_t pc,
+                                          vseg::dist::mesh_fold order = vseg::dist::mesh_fold::serial) {
   const auto row_blocks = balanced_rows(m, pr);
   std::vector<std::int64_t> col_blocks(static_cast<std::size_t>(pc) + 1);
   for (std::int64_t j = 0; j <= pc; ++j) col_blocks[j] = m.cols * j / pc;
@@ -90,13 +148,15 @@ inline std::vector<rank_traffic> model_2d(const vseg::csr_matrix& m, std::int64_
   std::vector<std::pair<std::int64_t, std::int64_t>> cells;  // (j, column) of row block i
   for (std::int64_t i = 0; i < pr; ++i) {
     cells.clear();
-    std::vector<std::vector<char>> row_hit(static_cast<std::size_t>(pc));
+    const std::int64_t k_first = k;  // row block i's first element
+    // row_hit[j][r]: row r's entries in column block j.
+    std::vector<std::vector<std::int64_t>> row_hit(static_cast<std::size_t>(pc));
     for (auto& h : row_hit) h.assign(static_cast<std::size_t>(row_blocks[i + 1] - row_blocks[i]), 0);
     for (std::int64_t r = row_blocks[i]; r < row_blocks[i + 1]; ++r)
       for (std::int64_t end = k + m.row_lengths[r]; k < end; ++k) {
         const std::int64_t c = m.col_indices[k], j = block_of(col_blocks, c);
         cells.emplace_back(j, c);
-        row_hit[j][r - row_blocks[i]] = 1;
+        ++row_hit[j][r - row_blocks[i]];
       }
     std::sort(cells.begin(), cells.end());
     cells.erase(std::unique(cells.begin(), cells.end()), cells.end());
@@ -110,6 +170,10 @@ inline std::vector<rank_traffic> model_2d(const vseg::csr_matrix& m, std::int64_
         talks[static_cast<std::size_t>(owner * pc + j)] = 1;
         ++sent[owner].messages;
       }
+    }
+    if (order == vseg::dist::mesh_fold::serial && pc > 1) {
+      fold_chain_2d(m, row_blocks[i], row_blocks[i + 1], k_first, row_hit, i, pc, sent);
+      continue;
     }
     // Fold: row r's partial sum of A_ij goes to rank (i, part of r in row block i).
     for (std::int64_t j = 0; j < pc; ++j) {

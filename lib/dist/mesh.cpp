@@ -1,7 +1,9 @@
 // The 2D process mesh and the plan of its row fold (see vseg/dist/mesh.hpp).
 #include "vseg/dist/mesh.hpp"
 
+#include <algorithm>
 #include <limits>
+#include <string>
 
 namespace vseg::dist {
 
@@ -46,10 +48,91 @@ process_mesh::~process_mesh() {
     if (*c != MPI_COMM_NULL) MPI_Comm_free(c);
 }
 
+std::string to_string(mesh_fold order) {
+  switch (order) {
+    case mesh_fold::serial: return "mesh_fold::serial";
+    case mesh_fold::column_blocks: return "mesh_fold::column_blocks";
+  }
+  return "mesh_fold(" + std::to_string(static_cast<int>(order)) + ")";
+}
+
 namespace detail {
 
+namespace {
+
+// The chain of mesh_fold::serial (detail/mesh_chain.hpp) for a block whose
+// local rows have the given lengths. Collective over the mesh: one
+// MPI_Allreduce and one MPI_Exscan on the process row (each row's length
+// and this rank's offset in it), one MPI_Exscan on the process column (the
+// rows and elements of the row blocks above). O(rows).
+std::shared_ptr<const row_chain> plan_chain(const process_mesh& mesh, const array<std::int64_t>& lengths) {
+  auto c = std::make_shared<row_chain>();
+  const std::int64_t rows = lengths.size();
+  const auto n = static_cast<std::size_t>(rows);
+  c->col = mesh.col();
+  c->cols = mesh.cols();
+  c->row_comm = mesh.row_comm();
+  c->mine.assign(lengths.begin(), lengths.end());
+  c->length.assign(n, 0);
+  c->offset.assign(n, 0);
+  const int count = static_cast<int>(rows);
+  check_mpi(MPI_Allreduce(c->mine.data(), c->length.data(), count, MPI_INT64_T, MPI_SUM, mesh.row_comm()),
+            "MPI_Allreduce");
+  check_mpi(MPI_Exscan(c->mine.data(), c->offset.data(), count, MPI_INT64_T, MPI_SUM, mesh.row_comm()),
+            "MPI_Exscan");
+  if (mesh.col() == 0) std::fill(c->offset.begin(), c->offset.end(), 0);  // Exscan leaves rank 0's undefined
+  // The row blocks above this one: their rows and elements.
+  std::int64_t block[2] = {rows, 0}, above[2] = {0, 0};
+  for (const std::int64_t len : c->length) block[1] += len;
+  check_mpi(MPI_Exscan(block, above, 2, MPI_INT64_T, MPI_SUM, mesh.col_comm()), "MPI_Exscan");
+  if (mesh.row() == 0) above[0] = above[1] = 0;
+  // Row r's first element is merge step (its global element) + (its global row).
+  c->step.resize(n);
+  std::int64_t element = above[1];
+  for (std::size_t r = 0; r < n; ++r) {
+    c->step[r] = element + above[0] + static_cast<std::int64_t>(r);
+    element += c->length[r];
+  }
+  const std::int64_t chunks = std::max<std::int64_t>(1, std::min(rows, chain_chunks));
+  for (std::int64_t k = 0; k <= chunks; ++k) c->chunks.push_back(equal_part_start(rows, chunks, k));
+  c->in_at.assign(n, -1);
+  c->out_at.assign(n, -1);
+  c->waiting_at.push_back(0);
+  for (std::int64_t k = 0; k < chunks; ++k) {
+    std::int64_t in = 0, out = 0;
+    char relays = 0;
+    for (std::int64_t r = c->chunks[static_cast<std::size_t>(k)]; r < c->chunks[static_cast<std::size_t>(k) + 1]; ++r) {
+      const auto u = static_cast<std::size_t>(r);
+      const std::int64_t a = c->offset[u], b = a + c->mine[u], len = c->length[u];
+      if (a > 0 && a < len) {  // begun on an earlier process column
+        c->in_at[u] = in;
+        in += state_width(c->step[u], len, a);
+      }
+      if (b > 0 && b < len) {  // goes on on a later one
+        c->out_at[u] = out;
+        out += state_width(c->step[u], len, b);
+      }
+      if (c->in_at[u] >= 0) c->waiting.push_back(r);
+      c->plain.push_back(len < tuning::fold_group_min && uncut(c->step[u], len) ? 1 : 0);
+      const bool idle = a == b && c->out_at[u] < 0 && !finishes_here(*c, r);
+      c->kind.push_back(c->in_at[u] >= 0                                  ? row_kind::waiting
+                        : a == 0 && b == len && uncut(c->step[u], len) ? row_kind::whole
+                        : idle && c->in_at[u] < 0                         ? row_kind::absent
+                                                                          : row_kind::independent);
+      if (c->in_at[u] >= 0 && c->out_at[u] >= 0) relays = 1;
+    }
+    c->in_count.push_back(static_cast<int>(in));
+    c->out_count.push_back(static_cast<int>(out));
+    c->waiting_at.push_back(static_cast<std::int64_t>(c->waiting.size()));
+    c->relays.push_back(relays);
+  }
+  return c;
+}
+
+}  // namespace
+
 std::shared_ptr<const row_fold> plan_row_fold(std::shared_ptr<const process_mesh> mesh,
-                                              const array<std::int64_t>& lengths) {
+                                              const array<std::int64_t>& lengths, mesh_fold order) {
   const int c = mesh->cols(), j = mesh->col();
   const std::int64_t rows = lengths.size();
   // Every rank of the process row must hold the same rows.
@@ -64,11 +147,15 @@ std::shared_ptr<const row_fold> plan_row_fold(std::shared_ptr<const process_mesh
                    counts[static_cast<std::size_t>(q)], " rows but rank (", mesh->row(), ", ", j, ") holds ", rows);
       break;
     }
-  if (rows > std::numeric_limits<int>::max()) errs.invalid("a block of ", rows, " rows is past the int counts of MPI");
+  // A chain message carries at most 4 values per row of its chunk.
+  if (rows > std::numeric_limits<int>::max() / 4)
+    errs.invalid("a block of ", rows, " rows is past the int counts of MPI");
   agree(mesh->comm(), errs);
 
   auto plan = std::make_shared<row_fold>();
   plan->mesh = mesh;
+  plan->order = order;
+  if (order == mesh_fold::serial && c > 1) plan->chain = plan_chain(*mesh, lengths);
   const std::int64_t first_owned = equal_part_start(rows, c, j);
   plan->owned = equal_part_start(rows, c, j + 1) - first_owned;
   const auto slots = static_cast<std::size_t>(c);
@@ -81,7 +168,8 @@ std::shared_ptr<const row_fold> plan_row_fold(std::shared_ptr<const process_mesh
   int q = 0;
   for (std::int64_t r = 0; r < rows; ++r) {
     while (r >= equal_part_start(rows, c, q + 1)) ++q;
-    if (lengths[r] == 0) continue;
+    // column_blocks: every non-empty row's partial; serial: the rows finished here.
+    if (plan->chain ? !finishes_here(*plan->chain, r) : lengths[r] == 0) continue;
     plan->send_rows.push_back(r);
     ++plan->send_counts[static_cast<std::size_t>(q)];
   }

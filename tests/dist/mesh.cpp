@@ -1,12 +1,17 @@
 // The 2D process mesh (vseg/dist/mesh.hpp): the spec prints and compares,
 // MPI_Dims_create fills free dimensions, the process row and column
-// communicators have the mesh's shape, and sum_s on mesh blocks gives every
-// row as the left-to-right fold over the column blocks of the single-node
-// sums, on random rows with empty ones and long ones.
+// communicators have the mesh's shape; sum_s on mesh blocks gives, under
+// mesh_fold::serial, the bits of vseg::sum_s on the whole array (rows
+// spanning the fold's merge blocks, split mid-group between column blocks,
+// empty everywhere or in some blocks, -0.0 rows on a block cut), and under
+// mesh_fold::column_blocks every row as the left-to-right fold over the
+// column blocks of the single-node sums.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <sstream>
 #include <stdexcept>
@@ -55,7 +60,98 @@ TEST_CASE("process mesh: dimensions, coordinates and the row and column communic
   }
 }
 
-TEST_CASE("sum_s on mesh blocks: per row, the column blocks' single-node sums left to right") {
+TEST_CASE("mesh_fold: printable, and the same order on every rank") {
+  CHECK(to_string(mesh_fold::serial) == "mesh_fold::serial");
+  std::ostringstream out;
+  out << mesh_fold::column_blocks;
+  CHECK(out.str() == "mesh_fold::column_blocks");
+  auto mesh = std::make_shared<const process_mesh>(sharding::mesh(), MPI_COMM_WORLD);
+  const auto block = vseg::nested<double>::from_lengths(vseg::array<std::int64_t>{1, 0}, vseg::array<double>{1.0});
+  if (nranks() > 1) {
+    // One rank asks for the other order: the same exception everywhere, no hang.
+    const mesh_fold order = rank() == 1 ? mesh_fold::column_blocks : mesh_fold::serial;
+    CHECK_THROWS_AS(mesh_block(block, mesh, order), std::invalid_argument);
+  }
+  CHECK_THROWS_AS(mesh_block(block, mesh, static_cast<mesh_fold>(7)), std::invalid_argument);
+}
+
+TEST_CASE("sum_s on mesh blocks, mesh_fold::serial: the bits of vseg::sum_s on the whole array, any mesh") {
+  const int p = nranks();
+  constexpr std::int64_t cut = vseg::tuning::segmented_block;
+  for (const auto& spec : {sharding::mesh(), sharding::mesh(1, p), sharding::mesh(p, 1)}) {
+    const std::uint64_t seed = 11;
+    INFO(spec << ", seed " << seed);
+    auto mesh = std::make_shared<const process_mesh>(spec, MPI_COMM_WORLD);
+    const int rows_blocks = mesh->rows(), cols = mesh->cols();
+    // The whole array, the same on every rank: row block i has 40 + 5i rows.
+    // Rows 0 and 1 put row 1 (-0.0 only) on a cut of the fold's merge blocks
+    // (its first element is step 16384); row 2 (-0.0 only) spans a cut; the
+    // others are empty (often), short, or 20000 long.
+    auto rng = rng_for(seed, 0);
+    std::vector<std::vector<double>> rows;
+    std::vector<std::int64_t> first_row{0};
+    for (int i = 0; i < rows_blocks; ++i) {
+      const std::int64_t n = 40 + 5 * i;
+      first_row.push_back(first_row.back() + n);
+      for (std::int64_t r = 0; r < n; ++r) {
+        const auto at = rows.size();
+        const auto kind = rng() % 5;
+        const std::size_t len = at == 0 ? cut - 1 : at == 1 ? 7 : at == 2 ? cut + 40
+                              : kind == 0 ? 0 : kind == 4 && rng() % 6 == 0 ? 20000 : rng() % 40;
+        std::vector<double> row(len, -0.0);
+        if (at > 2)
+          for (auto& v : row) v = static_cast<double>(rng() >> 11) * 0x1.0p-53 - 0.5;
+        rows.push_back(std::move(row));
+      }
+    }
+    // Each row cut into `cols` slices at random points (mid-group, empty slices).
+    std::vector<std::vector<std::size_t>> cuts;
+    for (const auto& row : rows) {
+      std::vector<std::size_t> at{0, row.size()};
+      for (int j = 1; j < cols; ++j) at.push_back(static_cast<std::size_t>(rng() % (row.size() + 1)));
+      std::sort(at.begin(), at.end());
+      cuts.push_back(std::move(at));
+    }
+    std::vector<std::int64_t> lengths, whole_lengths;
+    std::vector<double> data, whole;
+    for (std::size_t r = 0; r < rows.size(); ++r) {
+      whole_lengths.push_back(static_cast<std::int64_t>(rows[r].size()));
+      whole.insert(whole.end(), rows[r].begin(), rows[r].end());
+      if (static_cast<std::int64_t>(r) < first_row[static_cast<std::size_t>(mesh->row())] ||
+          static_cast<std::int64_t>(r) >= first_row[static_cast<std::size_t>(mesh->row()) + 1])
+        continue;
+      const auto j = static_cast<std::size_t>(mesh->col());
+      const auto a = static_cast<std::ptrdiff_t>(cuts[r][j]), b = static_cast<std::ptrdiff_t>(cuts[r][j + 1]);
+      lengths.push_back(b - a);
+      data.insert(data.end(), rows[r].begin() + a, rows[r].begin() + b);
+    }
+    const auto xs = mesh_block(vseg::nested<double>::from_lengths(vseg::array<std::int64_t>(std::move(lengths)),
+                                                                  vseg::array<double>(std::move(data))),
+                               mesh);
+    const auto all = vseg::nested<double>::from_lengths(vseg::array<std::int64_t>(std::move(whole_lengths)),
+                                                        vseg::array<double>(std::move(whole)));
+    const vseg::array<double> expected = vseg::sum_s(all);
+    const vseg::array<double> squares = vseg::sum_s(vseg::zip_with(std::multiplies<>{}, all, all));
+    // This rank owns part col() of its row block cut in cols() equal parts.
+    const std::int64_t a = first_row[static_cast<std::size_t>(mesh->row())];
+    const std::int64_t n = first_row[static_cast<std::size_t>(mesh->row()) + 1] - a;
+    const std::int64_t lo = a + equal_part_start(n, cols, mesh->col());
+    const std::int64_t hi = a + equal_part_start(n, cols, mesh->col() + 1);
+    for (int round = 0; round < 2; ++round) {  // the plan is reused
+      const vseg::array<double> y = sum_s(xs);
+      const vseg::array<double> y2 = sum_s(zip_with(std::multiplies<>{}, xs, xs));
+      REQUIRE(y.size() == hi - lo);
+      REQUIRE(y2.size() == hi - lo);
+      for (std::int64_t r = lo; r < hi; ++r) {
+        INFO("row " << r << ", round " << round);
+        CHECK(std::bit_cast<std::uint64_t>(y[r - lo]) == std::bit_cast<std::uint64_t>(expected[r]));
+        CHECK(std::bit_cast<std::uint64_t>(y2[r - lo]) == std::bit_cast<std::uint64_t>(squares[r]));
+      }
+    }
+  }
+}
+
+TEST_CASE("sum_s on mesh blocks, mesh_fold::column_blocks: per row, the column blocks' single-node sums left to right") {
   const int p = nranks();
   for (const auto& spec : {sharding::mesh(), sharding::mesh(1, p)}) {
     const std::uint64_t seed = 7;
@@ -89,7 +185,7 @@ TEST_CASE("sum_s on mesh blocks: per row, the column blocks' single-node sums le
     }
     const auto xs = mesh_block(vseg::nested<double>::from_lengths(vseg::array<std::int64_t>(std::move(lengths)),
                                                                   vseg::array<double>(std::move(data))),
-                               mesh);
+                               mesh, mesh_fold::column_blocks);
     const vseg::array<double> y = sum_s(xs);
     // The reference: per column block j, vseg::sum_s of its rows over all row
     // blocks (one single-node array), then per row left to right over j.

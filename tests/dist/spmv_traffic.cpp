@@ -6,7 +6,9 @@
 // names, and no agreement message. A 2D product on a process mesh sends one
 // MPI_Alltoallv in its process column (the expand) and one in its process
 // row (the fold; none when the row is one rank), together exactly the
-// model's 2D count. Prints the per-rank maxima for the notes.
+// model's 2D count; under mesh_fold::serial the row also carries the
+// chain's MPI_Isend per chunk to the next process column, and the model
+// counts those too. Prints the per-rank maxima for the notes.
 #include <doctest/doctest.h>
 
 #include <cstdio>
@@ -64,36 +66,44 @@ void print_maxima(const char* what, const char* name, const vseg::csr_matrix& m,
                 static_cast<long long>(max[3]), static_cast<long long>(allreduce_bytes));
 }
 
-void check_traffic_2d(const char* name, const vseg::csr_matrix& m, const vseg::dist::sharding& spec) {
-  const auto s = dist_spmv::distribute_2d(m, spec, MPI_COMM_WORLD);
-  INFO(name << " on " << s.mesh->spec());
+void check_traffic_2d(const char* name, const vseg::csr_matrix& m, const vseg::dist::sharding& spec,
+                      vseg::dist::mesh_fold order) {
+  const auto s = dist_spmv::distribute_2d(m, spec, MPI_COMM_WORLD, order);
+  INFO(name << " on " << s.mesh->spec() << ", " << order);
   (void)dist_spmv::multiply(s);  // builds the gather plan
   reset_traffic();
   (void)dist_spmv::multiply(s);
   auto t = counted_traffic();
-  const auto model = dist_spmv::model_2d(m, s.mesh->rows(), s.mesh->cols())[static_cast<std::size_t>(rank())];
-  // The expand within the process column, the fold within the process row;
-  // a row of one rank (one process column) folds without a call.
-  const int calls = s.mesh->cols() == 1 ? 1 : 2;
+  const auto model =
+      dist_spmv::model_2d(m, s.mesh->rows(), s.mesh->cols(), order)[static_cast<std::size_t>(rank())];
+  // The expand within the process column, the fold within the process row
+  // (serial: the chain's MPI_Isend per chunk, then the finished rows); a row
+  // of one rank (one process column) folds without a call.
+  const std::int64_t chain = t.by_function["MPI_Isend"].first;
+  if (order == vseg::dist::mesh_fold::column_blocks || s.mesh->cols() == 1) CHECK(chain == 0);
+  if (s.mesh->col() + 1 == s.mesh->cols()) CHECK(chain == 0);  // the last process column sends no state
+  const std::int64_t calls = (s.mesh->cols() == 1 ? 1 : 2) + chain;
   // The expand is posted nonblocking (the own x copied meanwhile), the fold blocks.
   CHECK(t.calls == calls);
   CHECK(t.by_function["MPI_Ialltoallv"].first == 1);
-  CHECK(t.by_function["MPI_Alltoallv"].first == calls - 1);
-  const std::int64_t exchanged = t.by_function["MPI_Ialltoallv"].second + t.by_function["MPI_Alltoallv"].second;
+  CHECK(t.by_function["MPI_Alltoallv"].first == (s.mesh->cols() == 1 ? 0 : 1));
+  const std::int64_t exchanged = t.by_function["MPI_Ialltoallv"].second + t.by_function["MPI_Alltoallv"].second +
+                                 t.by_function["MPI_Isend"].second;
   CHECK(exchanged == model.bytes);
   CHECK(t.messages == model.messages);
-  const std::string what = "2D " + s.mesh->spec().to_string();
+  const std::string what = "2D " + s.mesh->spec().to_string() + " " + to_string(order);
   print_maxima(what.c_str(), name, m, exchanged, t.messages, model,
                t.by_function["MPI_Allreduce"].second);
 }
 
 }  // namespace
 
-TEST_CASE("2D SpMV traffic equals the model's count, stencil and R-MAT, on MPI_Dims_create's mesh and one row") {
-  for (const auto& spec : {vseg::dist::sharding::mesh(), vseg::dist::sharding::mesh(1, nranks())}) {
-    check_traffic_2d("stencil27(12)", dist_spmv::stencil(12), spec);
-    check_traffic_2d("rmat(10)", dist_spmv::rmat(10, 16), spec);
-  }
+TEST_CASE("2D SpMV traffic equals the model's count, both fold orders, stencil and R-MAT, on MPI_Dims_create's mesh and one row") {
+  for (const auto order : {vseg::dist::mesh_fold::serial, vseg::dist::mesh_fold::column_blocks})
+    for (const auto& spec : {vseg::dist::sharding::mesh(), vseg::dist::sharding::mesh(1, nranks())}) {
+      check_traffic_2d("stencil27(12)", dist_spmv::stencil(12), spec, order);
+      check_traffic_2d("rmat(10)", dist_spmv::rmat(10, 16), spec, order);
+    }
 }
 
 TEST_CASE("1D SpMV traffic equals the model's count, stencil and R-MAT") {

@@ -7,8 +7,9 @@
 //                         every rank (the placements are identical
 //                         everywhere, so no message is needed to agree)
 //   fold_s, sum_s         bit for bit the single-node fold (detail/global_fold.hpp);
-//                         on a block of a 2D process mesh, finished across the
-//                         process row in a fixed order (vseg/dist/mesh.hpp)
+//                         on a block of a 2D process mesh, continued or
+//                         combined across the process row in the block's
+//                         mesh_fold order (vseg/dist/mesh.hpp)
 //   index_l(replicate(n, x), is)
 //                         x replicated: local; x sharded: the needed elements
 //                         of x fetched through a gather plan built once per
@@ -151,18 +152,50 @@ array<typename E::value_type> fold_pieces(const expr<E>& e, const Monoid& mon) {
   return out;
 }
 
+// fold_s on a mesh block, mesh_fold::serial, c > 1: the chain (detail/mesh_chain.hpp), then
+// the rows to their owners; a bad read throws after the exchanges. O(local elements + rows).
+template <class E, class Monoid>
+array<typename E::value_type> fold_mesh_serial(const expr<E>& e, const row_fold& plan, const Monoid& mon) {
+  using T = typename E::value_type;
+  using access = vseg::detail::expression_access;
+  const segd s = e.local.shape();
+  const auto starts = [&](std::int64_t r) { return r < s.segments() ? s.start(r) : s.elements(); };
+  vseg::detail::first_bad bad;
+  array<T> finished;
+  if constexpr (flat_expression<std::remove_cvref_t<decltype(e.local)>>) {
+    if (e.local.flat()) {
+      const auto read = access::flat_cursor(e.local, &bad);
+      finished = fold_chain<T>(*plan.chain, starts, [&](std::int64_t) { return read; }, mon);
+    }
+  }
+  if (finished.size() != s.segments())  // not a flat expression: one cursor per row
+    finished = fold_chain<T>(
+        *plan.chain, starts,
+        [&](std::int64_t r) {
+          const std::int64_t base = s.start(r);
+          return [c = access::cursor(e.local, r, &bad, base), base](std::int64_t k) { return c(k - base); };
+        },
+        mon);
+  array<T> out = fold_across(plan, finished, mon);
+  if (bad.any()) vseg::detail::throw_expression_error(e.local, bad.position());
+  return out;
+}
+
 }  // namespace detail
 
 // Per segment, the fold with the monoid, the same bits as vseg::fold_s on
 // the whole array on one node. The result has one element per segment,
 // held by the rank that finishes the segment (its pieces' order). Local
 // unless the spec is `split` (then one MPI_Allgather and one
-// MPI_Allgatherv). On a mesh block (mesh_block) the block's row folds are
-// then combined across the process row (one MPI_Alltoallv) and the result
-// holds the rows this rank owns. O(local elements + pieces).
+// MPI_Allgatherv). On a mesh block (mesh_block) the result holds the rows
+// this rank owns: under mesh_fold::serial the single-node bits (a chain of
+// MPI_Isend/MPI_Recv per chunk of rows along the process row, then one
+// MPI_Alltoallv), under column_blocks the block's row folds combined across
+// the process row (one MPI_Alltoallv). O(local elements + pieces).
 template <class A, class Monoid>
 array<typename A::value_type> fold_s(const A& a, const Monoid& mon) {
   const auto& e = detail::as_expr(a, "dist::fold_s");
+  if (e.where->across && e.where->across->chain) return detail::fold_mesh_serial(e, *e.where->across, mon);
   array<typename A::value_type> partials = detail::fold_pieces(e, mon);
   if (e.where->across) return detail::fold_across(*e.where->across, partials, mon);
   return partials;

@@ -5,20 +5,25 @@
 // A matrix-shaped array on the mesh is row blocks x column blocks: rank
 // (i, j) holds block A_ij, the rows of row block i restricted to column
 // block j, as a distributed array over its process column (mesh_block). The
-// lifted operations then run on it unchanged:
+// whole array is the row blocks in process-row order, each row its slices
+// in process-column order (a CSR matrix with sorted columns, cut at column
+// block boundaries). The lifted operations then run on it unchanged:
 //
 //   index_l(replicate(n, x), is)   x sharded over the process column: the
 //                                  gather (expand) stays within the column
-//   fold_s, sum_s                  each rank folds its block's rows (the
-//                                  single-node fold of the column block's
-//                                  sub-array, bit for bit), then the row's
-//                                  partials travel along the process row to
-//                                  the rank owning the row, which combines
-//                                  them left to right by process column,
-//                                  skipping blocks where the row is empty
+//   fold_s, sum_s                  in the order the block was made with
+//                                  (mesh_fold, below), the rows finished on
+//                                  the rank owning them
 //
-// so the result does not depend on timing: it is the same bits on every run,
-// and for c = 1 the same bits as the single-node fold of the whole array.
+// mesh_fold::serial (the default) gives the bits of the single-node fold of
+// the whole array for every mesh: each row's fold runs along the process
+// row, rank (i, j) continuing it exactly where (i, j - 1) stopped
+// (detail/mesh_chain.hpp). mesh_fold::column_blocks folds each block's rows
+// on their own (the single-node fold of the column block's sub-array) and
+// combines the partials of the blocks where the row is non-empty left to
+// right by process column at the owner: fewer bytes and no chain, but bits
+// that depend on the number of process columns. Either way the result does
+// not depend on timing, and for c = 1 both are the single-node bits.
 // The owner of row r of row block i (rows [a, b)) is rank (i, q) with r in
 // part q of [a, b) cut in c equal parts.
 #pragma once
@@ -27,10 +32,13 @@
 
 #include <cstdint>
 #include <memory>
+#include <ostream>
+#include <string>
 #include <vector>
 
 #include "vseg/dist/datatype.hpp"
 #include "vseg/dist/detail/collective_check.hpp"
+#include "vseg/dist/detail/mesh_chain.hpp"
 #include "vseg/dist/detail/placement.hpp"
 #include "vseg/dist/nested.hpp"
 #include "vseg/dist/sharding.hpp"
@@ -71,15 +79,28 @@ class process_mesh {
   MPI_Comm col_comm_ = MPI_COMM_NULL;
 };
 
+// The order in which fold_s and sum_s on mesh blocks combine a row's
+// elements (see the top of the file): the plain single-node fold's, or per
+// column block then left to right over the blocks.
+enum class mesh_fold { serial, column_blocks };
+
+// "mesh_fold::serial" or "mesh_fold::column_blocks"; O(1).
+std::string to_string(mesh_fold order);
+inline std::ostream& operator<<(std::ostream& out, mesh_fold order) { return out << to_string(order); }
+
 // Where part q of n items cut in `parts` equal parts starts: n * q / parts; O(1).
 inline std::int64_t equal_part_start(std::int64_t n, std::int64_t parts, std::int64_t q) { return n * q / parts; }
 
 namespace detail {
 
-// The plan of the fold across a process row: which local rows' partials go
-// to which rank of the row, and which owned row each received value is.
+// The plan of the fold across a process row: which local rows' values go
+// to which rank of the row, and which owned row each received value is;
+// under mesh_fold::serial with several process columns also the chain
+// that folds the rows along the process row first.
 struct row_fold {
   std::shared_ptr<const process_mesh> mesh;
+  mesh_fold order = mesh_fold::serial;
+  std::shared_ptr<const row_chain> chain;  // set for mesh_fold::serial on c > 1 process columns
   std::int64_t owned = 0;  // rows this rank owns (part col() of its row block)
   std::vector<std::int64_t> send_rows;  // local rows sent, by destination then row
   std::vector<std::int64_t> recv_rows;  // per received value its owned row, by source then row
@@ -87,17 +108,22 @@ struct row_fold {
 };
 
 // Collective over the mesh: the row-fold plan of a block whose local rows
-// have the given lengths (a row is sent only where non-empty). Throws
-// std::invalid_argument on every rank if the ranks of a process row hold
-// different numbers of rows. Cost: O(rows); one MPI_Allgather and one
-// MPI_Alltoall on the row, one MPI_Allreduce on the mesh, one MPI_Alltoallv.
+// have the given lengths. column_blocks sends a row's partial where the row
+// is non-empty; serial plans the chain (each row's global merge step and
+// this rank's offset in it) and sends a row from the rank finishing it.
+// Throws std::invalid_argument on every rank if the ranks of a process row
+// hold different numbers of rows. Cost: O(rows); one MPI_Allgather and one
+// MPI_Alltoall on the row, one MPI_Allreduce on the mesh, one MPI_Alltoallv;
+// serial adds one MPI_Allreduce and one MPI_Exscan on the row and one
+// MPI_Exscan on the column.
 std::shared_ptr<const row_fold> plan_row_fold(std::shared_ptr<const process_mesh> mesh,
-                                              const array<std::int64_t>& lengths);
+                                              const array<std::int64_t>& lengths, mesh_fold order);
 
 // The rows this rank owns, each the left-to-right fold over the process
-// columns of the partials of the blocks where the row is non-empty (the
-// identity where it is empty everywhere). Collective over the process row:
-// one MPI_Alltoallv. O(rows + received values).
+// columns of the values the plan sends for it (column_blocks: the partials
+// of the blocks where the row is non-empty, the identity where it is empty
+// everywhere; serial: the one finished row). Collective over the process
+// row: one MPI_Alltoallv. O(rows + received values).
 template <class T, class Monoid>
 array<T> fold_across(const row_fold& plan, const array<T>& partials, const Monoid& mon) {
   // A process row of one rank owns all its rows, and an empty row's partial
@@ -128,20 +154,24 @@ array<T> fold_across(const row_fold& plan, const array<T>& partials, const Monoi
 // Collective over the mesh: this rank's block A_ij of a matrix-shaped array
 // (one segment per row of row block i, empty rows included, holding the
 // row's entries in column block j) as a distributed array over the process
-// column, whose fold_s and sum_s finish across the process row (see above).
-// The blocks are kept (no element copied). Throws std::invalid_argument on
-// every rank if a block's virtual segments are not its physical ones or the
-// ranks of a process row hold different numbers of rows. Cost: O(rows); one
+// column, whose fold_s and sum_s finish across the process row in the given
+// order (see above). The blocks are kept (no element copied). Throws
+// std::invalid_argument on every rank if a block's virtual segments are not
+// its physical ones, the ranks ask for different orders, or the ranks of a
+// process row hold different numbers of rows. Cost: O(rows); one
 // MPI_Allreduce, and the collectives of nested::from_local and plan_row_fold.
 template <mpi_item T>
-nested<T> mesh_block(const vseg::nested<T>& block, std::shared_ptr<const process_mesh> mesh) {
+nested<T> mesh_block(const vseg::nested<T>& block, std::shared_ptr<const process_mesh> mesh,
+                     mesh_fold order = mesh_fold::serial) {
   int rank = 0;
   MPI_Comm_rank(mesh->comm(), &rank);
   detail::error_collector errs("dist::mesh_block", rank);
   if (!block.descriptor().identity())
     errs.invalid("the block's virtual segments are not its physical segments (cull it first)");
-  detail::agree(mesh->comm(), errs);
-  auto plan = detail::plan_row_fold(mesh, block.physical_lengths());
+  if (order != mesh_fold::serial && order != mesh_fold::column_blocks)
+    errs.invalid("unknown fold order ", static_cast<int>(order));
+  detail::agree(mesh->comm(), errs, 0, {{"the fold order", static_cast<std::int64_t>(order)}});
+  auto plan = detail::plan_row_fold(mesh, block.physical_lengths(), order);
   auto column = nested<T>::from_local(block, mesh->col_comm());
   auto where = std::make_shared<detail::placement>(*detail::nested_access::where(column));
   where->across = std::move(plan);
