@@ -132,12 +132,12 @@ void machine::select_typed() {
   const bool* f = flags.data();
   const T* x = a.data();
   const T* y = b.data();
-  // Both values are loaded before the choice, so the loop is a vector blend.
-  finish(3, wrap_value(vseg::tabulate(flags.size(), [=](std::int64_t i) {
-           const T a = x[i];
-           const T b = y[i];
-           return f[i] ? a : b;
-         })));
+  // A vector blend (both loaded first) into a reusable argument (i read, then written).
+  finish(3, elementwise_result<T>(flags.size(), {1, 0}, [=](std::span<T> out) {
+           vseg::detail::parallel_for(std::ssize(out), [=, o = out.data()](std::int64_t lo, std::int64_t hi) {
+             for (std::int64_t i = lo; i < hi; ++i) o[i] = [](T a, T b, bool t) { return t ? a : b; }(x[i], y[i], f[i]);
+           });
+         }));
 }
 
 void machine::rand() {
@@ -449,13 +449,13 @@ void machine::execute(const instruction& ins) {
       return rank<double>(order);
     }
     case opcode::index: {  // start stride segd
+      // A lazy INDEX holds its arguments, not its elements: -m counts those.
+      if (index_lazily()) return;
       const int_vec& start = ints(3, 1);
       const int_vec& stride = ints(3, 2);
       const segd& s = segdes(3, 3);
       same_length(s.segments(), start.size(), "the descriptor's segments", "the starts");
       same_length(s.segments(), stride.size(), "the descriptor's segments", "the strides");
-      // A lazy INDEX holds its arguments, not its elements: -m counts those.
-      if (index_lazily()) return;
       room_for<i32>(3, s.elements());
       // One big segment: a splat with a step, written out only if some
       // operation other than PERMUTE reads it.

@@ -301,9 +301,9 @@ class machine {
   // --- Replication on virtual segments (replication.cpp, lazy.hpp). Each
   // returns false, doing nothing, when its arguments are not of its form. ---
 
-  // DIST kept lazy (`expanded`) when it writes many copies of each value or its values are a replication.
+  // DIST kept lazy (`expanded`) when it writes many copies of each value or its values are a replication; over one-element segments, its values.
   template <class T> bool dist_lazily();
-  // INDEX over many elements kept lazy (`affine`).
+  // INDEX over many elements kept lazy (`affine`); over one-element segments, its starts.
   bool index_lazily();
   // PERMUTE of a lazy DIST by a lazy transposing INDEX: a replication.
   template <class T> bool permute_to_replication();
