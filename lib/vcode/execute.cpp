@@ -459,9 +459,8 @@ void machine::execute(const instruction& ins) {
       room_for<i32>(3, s.elements());
       // One big segment: a splat with a step, written out only if some
       // operation other than PERMUTE reads it.
-      if (s.segments() == 1 && s.elements() >= index_splat_min) {
+      if (s.segments() == 1 && s.elements() >= index_splat_min)
         return finish(3, value::sequence(start[0], stride[0], s.elements()));
-      }
       return finish(3, wrap_value(vseg::iota_s(s, start, stride)));
     }
 
@@ -474,6 +473,7 @@ void machine::execute(const instruction& ins) {
       return finish(1, value{int_vec({static_cast<i32>(v.length())})});
     }
     case opcode::make_segdes: {
+      if (descriptor_of_one_length()) return;
       const value& v = arg(1, 1, value::int_);
       value result{descriptor_of(v)};
       // VCODE counts elements in 32-bit INTs (LENGTH, +_REDUCE of lengths):

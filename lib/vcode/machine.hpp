@@ -310,6 +310,8 @@ class machine {
   // EXTRACT and BPERMUTE from a replication: read from the physical copy.
   template <class T> bool extract_replicated();
   template <class T> bool bpermute_replicated();
+  // MAKE_SEGDES of one length repeated (a splat, or a lazy DIST of equal values): uniform, the lengths not written.
+  bool descriptor_of_one_length();
   // BPERMUTE by a lazy INDEX: each segment's indices computed, not read.
   template <class T> bool bpermute_by_index();
   // PERMUTE of a replication's virtual segments, moved whole (NESL's SEGPERMUTE): their vsegids reordered.

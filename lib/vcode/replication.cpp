@@ -135,6 +135,38 @@ bool machine::index_lazily() {  // start stride segd
   return finish(3, make_lazy(value::int_, s.elements(), words, affine{start, stride, s})), true;
 }
 
+// MAKE_SEGDES of lengths that are one value repeated: a splat of step 0,
+// or a lazy DIST whose stored values are all equal (batcher builds 328
+// descriptors of 2^18 segments from such DISTs). The descriptor is uniform
+// and built without writing the lengths: O(1) for a splat, O(values) for a
+// DIST. Any other argument, a negative length or a total past VCODE's INTs
+// is left to the plain MAKE_SEGDES, which reports the errors.
+bool machine::descriptor_of_one_length() {  // lengths
+  need(1);
+  const value& v = at(0);
+  if (v.which() != value::int_ || v.length() == 0) return false;
+  std::int32_t each = 0;
+  if (v.is_splat()) {
+    if (v.splat_step() != 0) return false;
+    each = v.as<int_vec>()[0];
+  } else {
+    const auto* e = v.lazy() != nullptr ? std::get_if<expanded>(&v.lazy()->form) : nullptr;
+    if (e == nullptr || !e->values->is_stored() || e->values->length() == 0) return false;
+    const int_vec& values = e->values->as<int_vec>();
+    each = values[0];
+    const std::int32_t* d = values.data();
+    std::atomic<bool> equal{true};
+    vseg::detail::parallel_for(values.size(), [&equal, d, each](std::int64_t lo, std::int64_t hi) {
+      bool here = true;
+      for (std::int64_t i = lo; i < hi; ++i) here &= d[i] == each;
+      if (!here) equal.store(false, std::memory_order_relaxed);
+    });
+    if (!equal.load()) return false;
+  }
+  if (each < 0 || (each > 0 && v.length() > std::numeric_limits<std::int32_t>::max() / each)) return false;
+  return finish(1, value{segd::uniform(v.length(), each)}), true;
+}
+
 // PERMUTE(DIST(vals over S), INDEX(starts, strides over S), S2) is a
 // replication when, for every segment c of S2, the next n_c segments of S
 // all have one length k_c, n_c * k_c = |c|, and starts e, strides n_c
