@@ -605,4 +605,11 @@ TEST_CASE("run: DIST, INDEX and MAKE_SEGDES over repeated values keep their argu
       "CONST INT (7)\nCONST INT (10000)\nMAKE_SEGDES\nDIST INT\nCONST INT (1)\nCONST INT (20000)\nMAKE_SEGDES\n"
       "DIST INT\nMAKE_SEGDES\nCOPY 1 1\nCPOP 1 1\nINDEX\n");
   CHECK(error_of(short_starts).find("the starts") != std::string::npos);
+  // PERMUTE over one-element segments: the data when every index is 0,
+  // else the checked scatter's error.
+  const auto permute_ones = [](const std::string& index) {
+    return main_of("CONST INT (5 6 7)\nCONST INT " + index + "\nCONST INT (1 1 1)\nMAKE_SEGDES\nPERMUTE INT\n");
+  };
+  CHECK(run_text(permute_ones("(0 0 0)")).out == "( 5 6 7 )\n");
+  CHECK(error_of(permute_ones("(0 1 0)")).find("index 1 at position 1 outside its segment") != std::string::npos);
 }
