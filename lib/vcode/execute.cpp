@@ -132,10 +132,10 @@ void machine::select_typed() {
   const auto* f = reinterpret_cast<const unsigned char*>(flags.data());  // a bool's byte: see B_TO_I
   const T* x = a.data();
   const T* y = b.data();
-  // A vector blend (both loaded first; 4x a blend of bools) into a reusable argument (i read, then written).
-  finish(3, elementwise_result<T>(flags.size(), {1, 0}, [=](std::span<T> out) {
+  const auto blend = [](T a, T b, unsigned char t) { return t != 0 ? a : b; };  // both loaded: a vector blend
+  finish(3, elementwise_result<T>(flags.size(), {1, 0}, [=](std::span<T> out) {  // into a reusable argument
            vseg::detail::parallel_for(std::ssize(out), [=, o = out.data()](std::int64_t lo, std::int64_t hi) {
-             for (std::int64_t i = lo; i < hi; ++i) o[i] = [](T a, T b, unsigned char t) { return t != 0 ? a : b; }(x[i], y[i], f[i]);
+             for (std::int64_t i = lo; i < hi; ++i) o[i] = blend(x[i], y[i], f[i]);
            });
          }));
 }

@@ -301,7 +301,7 @@ class machine {
   // --- Replication on virtual segments (replication.cpp, lazy.hpp). Each
   // returns false, doing nothing, when its arguments are not of its form. ---
 
-  // DIST kept lazy (`expanded`) when it writes many copies of each value or its values are a replication; over one-element segments, its values.
+  // DIST lazy (`expanded`) when it writes many copies or its values are a replication; over 1-element segments, them.
   template <class T> bool dist_lazily();
   // INDEX over many elements kept lazy (`affine`); over one-element segments, its starts.
   bool index_lazily();
