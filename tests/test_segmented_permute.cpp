@@ -42,7 +42,7 @@ TEST_CASE("permute_s, permute_default_s, bpermute_flagged_s, replace_s match the
     };
     for (auto [segments, max_len, uniform] :
          {shape{0, 0, false}, {5, 0, false}, {100, 1, false}, {300, 60, false}, {3, 40000, false},
-          {100'000, 1, true}, {30'000, 3, true}, {1, 200'000, true}, {7, 0, true}}) {
+          {100'000, 1, true}, {30'000, 3, true}, {2'000, 64, true}, {1, 200'000, true}, {7, 0, true}}) {
       const case_data c = random_segd(rng, segments, max_len, uniform);
       REQUIRE((c.s.uniform_length() >= 0) == (uniform || (segments > 0 && max_len == 0)));
       const std::int64_t n = c.s.elements();
@@ -149,4 +149,37 @@ TEST_CASE("uniform descriptors: repeats, bad indices and gathers on the arithmet
                        doctest::Contains("index 1 at position 31337 outside its segment"), std::out_of_range);
   CHECK_THROWS_WITH_AS(vseg::permute_default_s(one, xs, vseg::array<std::int32_t>(zeros), one, xs),
                        doctest::Contains("index 1 at position 31337"), std::out_of_range);
+}
+
+TEST_CASE("uniform descriptors of many segments: repeats win late and are found in any segment") {
+  // 2,000 segments of 64 (permute_default_s then scatters whole segments per
+  // task, without marks): indices drawn with repeats, checked against the
+  // serial model where the later position wins.
+  const std::int64_t m = 2'000, each = 64, n = m * each;
+  const auto s = vseg::segd::uniform(m, each);
+  std::mt19937_64 rng(7);
+  std::vector<int> data(static_cast<std::size_t>(n)), expect(static_cast<std::size_t>(n), -1);
+  std::iota(data.begin(), data.end(), 0);
+  std::vector<std::int32_t> idx(static_cast<std::size_t>(n));
+  for (std::int64_t k = 0; k < n; ++k) {
+    idx[static_cast<std::size_t>(k)] = static_cast<std::int32_t>(rng() % each);
+    expect[static_cast<std::size_t>(k / each * each + idx[static_cast<std::size_t>(k)])] = static_cast<int>(k);
+  }
+  const vseg::array<int> xs(data);
+  const vseg::array<int> minus_one(std::vector<int>(static_cast<std::size_t>(n), -1));
+  vseg::test::for_each_thread_count([&](int) {
+    CHECK(vseg::to_vector(vseg::permute_default_s(s, xs, vseg::array<std::int32_t>(idx), s, minus_one)) == expect);
+  });
+  // A permutation of every segment but one late segment, whose position
+  // 1,500 * 64 + 9 repeats the index of position 1,500 * 64 + 3.
+  std::vector<std::int32_t> perm(static_cast<std::size_t>(n));
+  for (std::int64_t j = 0; j < m; ++j) std::iota(perm.begin() + j * each, perm.begin() + (j + 1) * each, 0);
+  perm[static_cast<std::size_t>(1'500 * each + 9)] = 3;
+  vseg::test::for_each_thread_count([&](int) {
+    CHECK_THROWS_WITH_AS(vseg::permute_s(s, xs, vseg::array<std::int32_t>(perm)),
+                         doctest::Contains("index 3 at position 96009 repeats"), std::out_of_range);
+  });
+  perm[static_cast<std::size_t>(1'500 * each + 9)] = 64;
+  CHECK_THROWS_WITH_AS(vseg::permute_s(s, xs, vseg::array<std::int32_t>(perm)),
+                       doctest::Contains("index 64 at position 96009 outside its segment"), std::out_of_range);
 }

@@ -129,15 +129,15 @@ void machine::select_typed() {
     if (later->size() < flags.size())
       fail("vector length mismatch: argument 1 has " + std::to_string(flags.size()) + " elements, argument " +
            (later == &a ? "2" : "3") + " has " + std::to_string(later->size()));
-  const bool* f = flags.data();
+  const auto* f = reinterpret_cast<const unsigned char*>(flags.data());  // a bool's byte: see B_TO_I
   const T* x = a.data();
   const T* y = b.data();
-  // Both values are loaded before the choice, so the loop is a vector blend.
-  finish(3, wrap_value(vseg::tabulate(flags.size(), [=](std::int64_t i) {
-           const T a = x[i];
-           const T b = y[i];
-           return f[i] ? a : b;
-         })));
+  const auto blend = [](T a, T b, unsigned char t) { return t != 0 ? a : b; };  // both loaded: a vector blend
+  finish(3, elementwise_result<T>(flags.size(), {1, 0}, [=](std::span<T> out) {  // into a reusable argument
+           vseg::detail::parallel_for(std::ssize(out), [=, o = out.data()](std::int64_t lo, std::int64_t hi) {
+             for (std::int64_t i = lo; i < hi; ++i) o[i] = blend(x[i], y[i], f[i]);
+           });
+         }));
 }
 
 void machine::rand() {
@@ -449,19 +449,18 @@ void machine::execute(const instruction& ins) {
       return rank<double>(order);
     }
     case opcode::index: {  // start stride segd
+      // A lazy INDEX holds its arguments, not its elements: -m counts those.
+      if (index_lazily()) return;
       const int_vec& start = ints(3, 1);
       const int_vec& stride = ints(3, 2);
       const segd& s = segdes(3, 3);
       same_length(s.segments(), start.size(), "the descriptor's segments", "the starts");
       same_length(s.segments(), stride.size(), "the descriptor's segments", "the strides");
-      // A lazy INDEX holds its arguments, not its elements: -m counts those.
-      if (index_lazily()) return;
       room_for<i32>(3, s.elements());
       // One big segment: a splat with a step, written out only if some
       // operation other than PERMUTE reads it.
-      if (s.segments() == 1 && s.elements() >= index_splat_min) {
+      if (s.segments() == 1 && s.elements() >= index_splat_min)
         return finish(3, value::sequence(start[0], stride[0], s.elements()));
-      }
       return finish(3, wrap_value(vseg::iota_s(s, start, stride)));
     }
 
@@ -474,6 +473,7 @@ void machine::execute(const instruction& ins) {
       return finish(1, value{int_vec({static_cast<i32>(v.length())})});
     }
     case opcode::make_segdes: {
+      if (descriptor_of_one_length()) return;
       const value& v = arg(1, 1, value::int_);
       value result{descriptor_of(v)};
       // VCODE counts elements in 32-bit INTs (LENGTH, +_REDUCE of lengths):

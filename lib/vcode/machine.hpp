@@ -301,15 +301,17 @@ class machine {
   // --- Replication on virtual segments (replication.cpp, lazy.hpp). Each
   // returns false, doing nothing, when its arguments are not of its form. ---
 
-  // DIST kept lazy (`expanded`) when it writes many copies of each value or its values are a replication.
+  // DIST lazy (`expanded`) when it writes many copies or its values are a replication; over 1-element segments, them.
   template <class T> bool dist_lazily();
-  // INDEX over many elements kept lazy (`affine`).
+  // INDEX over many elements kept lazy (`affine`); over one-element segments, its starts.
   bool index_lazily();
   // PERMUTE of a lazy DIST by a lazy transposing INDEX: a replication.
   template <class T> bool permute_to_replication();
   // EXTRACT and BPERMUTE from a replication: read from the physical copy.
   template <class T> bool extract_replicated();
   template <class T> bool bpermute_replicated();
+  // MAKE_SEGDES of one length repeated (a splat, or a lazy DIST of equal values): uniform, the lengths not written.
+  bool descriptor_of_one_length();
   // BPERMUTE by a lazy INDEX: each segment's indices computed, not read.
   template <class T> bool bpermute_by_index();
   // PERMUTE of a replication's virtual segments, moved whole (NESL's SEGPERMUTE): their vsegids reordered.

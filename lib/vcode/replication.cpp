@@ -89,7 +89,15 @@ template <class T>
 bool machine::dist_lazily() {  // values segd
   need(2);
   const slot& values = stack_[stack_.size() - 2];
-  if (values->which() != vec_of<T>::kind || values->is_splat()) return false;
+  if (values->which() != vec_of<T>::kind) return false;
+  // Over segments of one element each, DIST is its values, in whatever form
+  // they are: the entry is shared, nothing is written (batcher DISTs over
+  // 2^18 one-element segments 464 times).
+  if (at(0).which() == value::segdes && at(0).as<segd>().uniform_length() == 1) {
+    same_length(at(0).as<segd>().segments(), values->length(), "the descriptor's segments", "the values");
+    return finish(2, slot(values)), true;
+  }
+  if (values->is_splat()) return false;
   const bool replication = replication_of(*values) != nullptr;
   if (values->lazy() != nullptr && !replication) return false;
   const segd& s = segdes(2, 2);
@@ -103,14 +111,60 @@ bool machine::dist_lazily() {  // values segd
 }
 
 bool machine::index_lazily() {  // start stride segd
-  const segd& s = segdes(3, 3);
-  if (s.segments() < 2 || s.elements() < lazy_min || s.elements() < lazy_ratio * s.segments()) return false;
+  need(3);
+  // Over segments of one element each, INDEX is its starts (start + 0 *
+  // stride), in whatever form they are: the entry is shared, neither it nor
+  // the strides are written or read (batcher: 495 INDEXes over 2^18
+  // one-element segments, most of lazy starts and strides).
+  if (at(2).which() == value::int_ && at(1).which() == value::int_ && at(0).which() == value::segdes &&
+      at(0).as<segd>().uniform_length() == 1) {
+    const std::int64_t n = at(0).as<segd>().segments();
+    same_length(n, at(2).length(), "the descriptor's segments", "the starts");
+    same_length(n, at(1).length(), "the descriptor's segments", "the strides");
+    return finish(3, slot(stack_[stack_.size() - 3])), true;
+  }
+  // The checks in the order of INDEX's own (execute.cpp), so a bad program
+  // gets the same error whichever path takes it.
   const int_vec& start = ints(3, 1);
   const int_vec& stride = ints(3, 2);
+  const segd& s = segdes(3, 3);
   same_length(s.segments(), start.size(), "the descriptor's segments", "the starts");
   same_length(s.segments(), stride.size(), "the descriptor's segments", "the strides");
+  if (s.segments() < 2 || s.elements() < lazy_min || s.elements() < lazy_ratio * s.segments()) return false;
   const std::int64_t words = words_for<std::int32_t>(2 * s.segments()) + segd_words(s.segments());
   return finish(3, make_lazy(value::int_, s.elements(), words, affine{start, stride, s})), true;
+}
+
+// MAKE_SEGDES of lengths that are one value repeated: a splat of step 0,
+// or a lazy DIST whose stored values are all equal (batcher builds 328
+// descriptors of 2^18 segments from such DISTs). The descriptor is uniform
+// and built without writing the lengths: O(1) for a splat, O(values) for a
+// DIST. Any other argument, a negative length or a total past VCODE's INTs
+// is left to the plain MAKE_SEGDES, which reports the errors.
+bool machine::descriptor_of_one_length() {  // lengths
+  need(1);
+  const value& v = at(0);
+  if (v.which() != value::int_ || v.length() == 0) return false;
+  std::int32_t each = 0;
+  if (v.is_splat()) {
+    if (v.splat_step() != 0) return false;
+    each = v.as<int_vec>()[0];
+  } else {
+    const auto* e = v.lazy() != nullptr ? std::get_if<expanded>(&v.lazy()->form) : nullptr;
+    if (e == nullptr || !e->values->is_stored() || e->values->length() == 0) return false;
+    const int_vec& values = e->values->as<int_vec>();
+    each = values[0];
+    const std::int32_t* d = values.data();
+    std::atomic<bool> equal{true};
+    vseg::detail::parallel_for(values.size(), [&equal, d, each](std::int64_t lo, std::int64_t hi) {
+      bool here = true;
+      for (std::int64_t i = lo; i < hi; ++i) here &= d[i] == each;
+      if (!here) equal.store(false, std::memory_order_relaxed);
+    });
+    if (!equal.load()) return false;
+  }
+  if (each < 0 || (each > 0 && v.length() > std::numeric_limits<std::int32_t>::max() / each)) return false;
+  return finish(1, value{segd::uniform(v.length(), each)}), true;
 }
 
 // PERMUTE(DIST(vals over S), INDEX(starts, strides over S), S2) is a

@@ -555,3 +555,61 @@ TEST_CASE("run: BPERMUTE by a lazy INDEX computes its indices, checked per segme
   CHECK(one.out.find("( 5 7 9 11 ") != std::string::npos);
   CHECK(one.out.find(" 20001 20003 59999 59998 ") != std::string::npos);
 }
+
+TEST_CASE("run: DIST, INDEX and MAKE_SEGDES over repeated values keep their argument's form, with the same results and errors") {
+  // L: a lazy DIST of (a b) over two segments of 10000 (20000 elements, at
+  // least lazy_min). `force` writes the top entry out (OR with itself), so
+  // each program runs once on the lazy value and once on a stored one.
+  const auto lazy_dist = [](const std::string& ab) {
+    return "CONST INT " + ab + "\nCONST INT (10000 10000)\nMAKE_SEGDES\nDIST INT\n";
+  };
+  const std::string force = "COPY 1 0\nOR INT\n";
+  const auto error_of = [](const std::string& src) {
+    try {
+      run_text(src);
+    } catch (const error& e) {
+      const std::string what = e.what();  // "line N: " and the message: the forced program is 2 lines longer
+      return what.substr(what.find(": ") + 2);
+    }
+    return std::string("no error");
+  };
+  // MAKE_SEGDES of 20000 lengths of 3 (uniform, not written), and its LENGTHS.
+  const auto segdes = [&](const std::string& ab, const std::string& f) {
+    return main_of(lazy_dist(ab) + f + "MAKE_SEGDES\nCOPY 1 0\nLENGTHS\n");
+  };
+  const auto lazy = run_text(segdes("(3 3)", ""));
+  CHECK(lazy.out == run_text(segdes("(3 3)", force)).out);
+  CHECK(lazy.out.find("[ 3 3 3 ") == 0);
+  CHECK(lazy.out.size() == 2 * (2 + 2 * 20000 + 2));  // "[ ", "3 " 20000 times, "]\n"; then "( ... )\n"
+  CHECK(run_text(segdes("(3 4)", "")).out == run_text(segdes("(3 4)", force)).out);  // unequal: the plain path
+  // A negative length and a total past 2^31 - 1 are the plain MAKE_SEGDES's errors.
+  CHECK(error_of(segdes("(-1 -1)", "")) == error_of(segdes("(-1 -1)", force)));
+  CHECK(error_of(segdes("(-1 -1)", "")).find("negative length") != std::string::npos);
+  CHECK(error_of(segdes("(200000 200000)", "")) == error_of(segdes("(200000 200000)", force)));
+  CHECK(error_of(segdes("(200000 200000)", "")).find("more than a VCODE INT can count") != std::string::npos);
+  // 20000 segments of one element (a splat of lengths), and INDEX over them
+  // with lazy starts (7 9) and strides: the starts; DIST of lazy values over
+  // them: the values.
+  const auto ones = [&](const std::string& f) {
+    return main_of("CONST INT (1)\nCONST INT (20000)\nMAKE_SEGDES\nDIST INT\nMAKE_SEGDES\nCOPY 1 0\n" +
+                   lazy_dist("(7 9)") + f + lazy_dist("(2 5)") + "CPOP 1 2\nINDEX\nCPOP 1 1\n" + lazy_dist("(4 6)") + f +
+                   "CPOP 1 1\nDIST INT\n");
+  };
+  const auto shared = run_text(ones(""));
+  CHECK(shared.out == run_text(ones(force)).out);
+  CHECK(shared.out.find("( 7 7 7 ") != std::string::npos);
+  CHECK(shared.out.find(" 9 9 9 )") != std::string::npos);
+  CHECK(shared.out.find("( 4 4 4 ") != std::string::npos);
+  // Starts of the wrong length: the same error on either path.
+  const std::string short_starts = main_of(
+      "CONST INT (7)\nCONST INT (10000)\nMAKE_SEGDES\nDIST INT\nCONST INT (1)\nCONST INT (20000)\nMAKE_SEGDES\n"
+      "DIST INT\nMAKE_SEGDES\nCOPY 1 1\nCPOP 1 1\nINDEX\n");
+  CHECK(error_of(short_starts).find("the starts") != std::string::npos);
+  // PERMUTE over one-element segments: the data when every index is 0,
+  // else the checked scatter's error.
+  const auto permute_ones = [](const std::string& index) {
+    return main_of("CONST INT (5 6 7)\nCONST INT " + index + "\nCONST INT (1 1 1)\nMAKE_SEGDES\nPERMUTE INT\n");
+  };
+  CHECK(run_text(permute_ones("(0 0 0)")).out == "( 5 6 7 )\n");
+  CHECK(error_of(permute_ones("(0 1 0)")).find("index 1 at position 1 outside its segment") != std::string::npos);
+}

@@ -105,6 +105,41 @@ struct segment_targets {
   }
 };
 
+// permute_default_s over uniform layouts, split at segment boundaries: a
+// task takes whole segments, copies their defaults and then scatters each
+// segment's sources in increasing position, so the later position wins
+// without the marks and the count pass of scatter_over_defaults (segments
+// never share a target) and the target range is written while in cache.
+// Batcher's DPERMUTEs (2^18 sources into 2^19 targets, 8 to 2^18 segments)
+// are all of this form. An index out of its segment is noted in bad.
+// O(sources + targets).
+template <class T, class I>
+void scatter_over_defaults_by_segment(std::int64_t segments, uniform_layout from, uniform_layout to,
+                                      const I* idx, const T* def, const T* in, T* o, first_bad& bad) {
+  const std::int64_t per_task = std::max<std::int64_t>(from.each + to.each, 1);
+  parallel_for(segments, std::max<std::int64_t>(1, tuning::serial_cutoff / per_task),
+               [=, &bad](std::int64_t jlo, std::int64_t jhi) {
+                 std::copy(def + to.start(jlo), def + to.start(jhi), o + to.start(jlo));
+                 const std::int64_t len = to.each;
+                 if (from.each == 1) {  // source k is segment k: a flat loop
+                   for (std::int64_t k = jlo; k < jhi; ++k) {
+                     const auto i = static_cast<std::int64_t>(idx[k]);
+                     if (in_range(i, len)) o[k * len + i] = in[k];
+                     else bad.note(k);
+                   }
+                   return;
+                 }
+                 for (std::int64_t j = jlo; j < jhi; ++j) {
+                   T* target = o + to.start(j);
+                   for (std::int64_t k = from.start(j); k < from.end(j); ++k) {
+                     const auto i = static_cast<std::int64_t>(idx[k]);
+                     if (in_range(i, len)) target[i] = in[k];
+                     else bad.note(k);
+                   }
+                 }
+               });
+}
+
 }  // namespace detail
 
 // Within every segment, result[indices[k]] = data[k]: a scatter by local
@@ -164,6 +199,14 @@ array<element_t<R>> permute_default_s(const segd& src_segd, const R& data, const
     detail::with_layout(dst_segd, [&](const auto& to) {
       using SL = std::remove_cvref_t<decltype(from)>;
       using DL = std::remove_cvref_t<decltype(to)>;
+      if constexpr (detail::is_uniform_layout<SL> && detail::is_uniform_layout<DL>) {
+        if (src_segd.elements() > tuning::serial_cutoff && src_segd.segments() >= 8) {
+          detail::scatter_over_defaults_by_segment(src_segd.segments(), from, to, idx.data(),
+                                                   detail::as_span(defaults).data(), detail::as_span(data).data(),
+                                                   out.data(), bad);
+          return;
+        }
+      }
       const detail::segment_targets<element_t<Indices>, SL, DL> targets{src_segd.segments(), src_segd.elements(),
                                                                     from, idx, to, &bad};
       detail::scatter_over_defaults(targets, n, detail::as_span(defaults).data(), detail::as_span(data).data(),
