@@ -76,10 +76,10 @@ std::vector<merge_block> merge_path_blocks(std::int64_t m, std::int64_t n, const
 // block merge_path_blocks would return alone (whole_merge). The loops below
 // then walk it directly: Delaunay's VCODE makes ~80k segmented calls over a
 // few hundred to a few thousand elements, and each paid for the vectors of
-// split points and blocks (and of carries) it did not need.
+// split points and blocks (and of carries) it did not need. O(1).
 inline bool fits_one_block(std::int64_t m, std::int64_t n) { return n + m <= tuning::segmented_block; }
 
-// The merge of m segments with n elements as one block: every segment finishes in it.
+// The merge of m segments with n elements as one block: every segment finishes in it. O(1).
 inline merge_block whole_merge(std::int64_t m, std::int64_t n) { return {{0, 0}, {m, n}}; }
 
 // Calls piece(j, lo, hi, finishes) for every piece of a segment inside one

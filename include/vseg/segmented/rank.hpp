@@ -1,5 +1,6 @@
 // rank_s: the stable rank of every element inside its segment (VCODE's
-// RANK_UP and RANK_DOWN). O(n log n) work.
+// RANK_UP and RANK_DOWN). O(n log n) work; O(n) for one segment of
+// arithmetic keys (not float) longer than tuning::radix_small (a radix sort).
 //
 // The result is a permutation of every segment: result[k] is the position
 // element k takes when its segment is sorted stably, ascending
