@@ -91,3 +91,21 @@ TEST_CASE("rank_s over one long segment (the radix path) is the stable rank") {
     });
   }
 }
+
+TEST_CASE("rank_s over one long segment already in order ranks by position") {
+  // Ascending keys with ties (up: the positions) and descending ones (down:
+  // the positions); the other direction of each is a real sort.
+  std::vector<int> ascending;
+  for (int i = 0; i < 70000; ++i) ascending.push_back(i / 3 - 1000);
+  const std::vector<int> descending(ascending.rbegin(), ascending.rend());
+  const std::vector<std::int64_t> lengths{static_cast<std::int64_t>(ascending.size())};
+  const auto s = vseg::segd::from_lengths(vseg::array<std::int64_t>(lengths));
+  std::vector<std::int64_t> positions(ascending.size());
+  std::iota(positions.begin(), positions.end(), std::int64_t{0});
+  vseg::test::for_each_thread_count([&](int) {
+    CHECK(vseg::to_vector(vseg::rank_s(s, vseg::array<int>(ascending), vseg::rank_order::up)) == positions);
+    CHECK(vseg::to_vector(vseg::rank_s(s, vseg::array<int>(descending), vseg::rank_order::down)) == positions);
+    CHECK(vseg::to_vector(vseg::rank_s(s, vseg::array<int>(ascending), vseg::rank_order::down)) == model(lengths, ascending, true));
+    CHECK(vseg::to_vector(vseg::rank_s(s, vseg::array<int>(descending), vseg::rank_order::up)) == model(lengths, descending, false));
+  });
+}
