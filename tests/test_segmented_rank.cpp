@@ -66,3 +66,46 @@ TEST_CASE("rank_s orders negative zero, infinities, and checks sizes") {
         std::vector<std::int64_t>{3, 2, 1, 0});
   CHECK_THROWS_AS(vseg::rank_s(s, vseg::array<int>{1, 2}, vseg::rank_order::up), std::invalid_argument);
 }
+
+TEST_CASE("rank_s over one long segment (the radix path) is the stable rank") {
+  std::mt19937_64 rng(13);
+  for (std::int64_t len : {257, 5000, 140000}) {
+    INFO("length " << len);
+    std::vector<int> ints;
+    std::vector<double> doubles;
+    for (std::int64_t i = 0; i < len; ++i) {
+      ints.push_back(static_cast<int>(rng() % 41) - 20 + (i % 97 == 0 ? 2000000000 : 0));  // ties, and big keys
+      const double d = static_cast<double>(static_cast<int>(rng() % 2001) - 1000) / 8.0;
+      doubles.push_back(i % 50 == 0 ? -0.0 : (d == 0.0 ? 0.125 : d));  // no +0.0: the model ties it with -0.0
+    }
+    const std::vector<std::int64_t> lengths{len};
+    const auto s = vseg::segd::from_lengths(vseg::array<std::int64_t>(lengths));
+    // 140,000 keys span three of the radix sort's blocks (tuning::radix_block).
+    const auto ints_up = model(lengths, ints, false), ints_down = model(lengths, ints, true);
+    const auto doubles_up = model(lengths, doubles, false), doubles_down = model(lengths, doubles, true);
+    vseg::test::for_each_thread_count([&](int) {
+      CHECK(vseg::to_vector(vseg::rank_s(s, vseg::array<int>(ints), vseg::rank_order::up)) == ints_up);
+      CHECK(vseg::to_vector(vseg::rank_s(s, vseg::array<int>(ints), vseg::rank_order::down)) == ints_down);
+      CHECK(vseg::to_vector(vseg::rank_s(s, vseg::array<double>(doubles), vseg::rank_order::up)) == doubles_up);
+      CHECK(vseg::to_vector(vseg::rank_s(s, vseg::array<double>(doubles), vseg::rank_order::down)) == doubles_down);
+    });
+  }
+}
+
+TEST_CASE("rank_s over one long segment already in order ranks by position") {
+  // Ascending keys with ties (up: the positions) and descending ones (down:
+  // the positions); the other direction of each is a real sort.
+  std::vector<int> ascending;
+  for (int i = 0; i < 70000; ++i) ascending.push_back(i / 3 - 1000);
+  const std::vector<int> descending(ascending.rbegin(), ascending.rend());
+  const std::vector<std::int64_t> lengths{static_cast<std::int64_t>(ascending.size())};
+  const auto s = vseg::segd::from_lengths(vseg::array<std::int64_t>(lengths));
+  std::vector<std::int64_t> positions(ascending.size());
+  std::iota(positions.begin(), positions.end(), std::int64_t{0});
+  vseg::test::for_each_thread_count([&](int) {
+    CHECK(vseg::to_vector(vseg::rank_s(s, vseg::array<int>(ascending), vseg::rank_order::up)) == positions);
+    CHECK(vseg::to_vector(vseg::rank_s(s, vseg::array<int>(descending), vseg::rank_order::down)) == positions);
+    CHECK(vseg::to_vector(vseg::rank_s(s, vseg::array<int>(ascending), vseg::rank_order::down)) == model(lengths, ascending, true));
+    CHECK(vseg::to_vector(vseg::rank_s(s, vseg::array<int>(descending), vseg::rank_order::up)) == model(lengths, descending, false));
+  });
+}

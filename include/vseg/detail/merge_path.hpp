@@ -72,6 +72,16 @@ std::vector<merge_block> merge_path_blocks(std::int64_t m, std::int64_t n, const
   return result;
 }
 
+// Whether the merge of m segments with n elements is one fixed block, the
+// block merge_path_blocks would return alone (whole_merge). The loops below
+// then walk it directly: Delaunay's VCODE makes ~80k segmented calls over a
+// few hundred to a few thousand elements, and each paid for the vectors of
+// split points and blocks (and of carries) it did not need. O(1).
+inline bool fits_one_block(std::int64_t m, std::int64_t n) { return n + m <= tuning::segmented_block; }
+
+// The merge of m segments with n elements as one block: every segment finishes in it. O(1).
+inline merge_block whole_merge(std::int64_t m, std::int64_t n) { return {{0, 0}, {m, n}}; }
+
 // Calls piece(j, lo, hi, finishes) for every piece of a segment inside one
 // block, in order: elements [lo, hi) of segment j, `finishes` true when the
 // segment ends in this block (always true for the empty segments). Every
@@ -137,6 +147,13 @@ template <class T, class Ends, class ReduceRange, class Monoid>
 void fold_segments(std::int64_t m, std::int64_t n, const Ends& ends,
                    const ReduceRange& reduce_range, const Monoid& mon, T* out) {
   if (m == 0) return;
+  if (fits_one_block(m, n)) {
+    // Every segment finishes in the one block: no split points, no carries.
+    for_each_piece(whole_merge(m, n), m, ends, [&](std::int64_t j, std::int64_t first, std::int64_t last, bool) {
+      out[j] = reduce_range(j, first, last, mon.identity());
+    });
+    return;
+  }
   auto blocks = merge_path_blocks(m, n, ends);
   const auto count = blocks.size();
   // carry[b]: the fold of the unfinished segment's elements in block b.
@@ -168,6 +185,13 @@ void scan_segments(std::int64_t m, std::int64_t n, const Ends& ends,
                    const ReduceRange& reduce_range, const ScanRange& scan_range,
                    const Monoid& mon) {
   if (m == 0 || n == 0) return;
+  if (fits_one_block(m, n)) {
+    // One block: every segment starts and finishes in it, from the identity.
+    for_each_piece(whole_merge(m, n), m, ends, [&](std::int64_t j, std::int64_t first, std::int64_t last, bool) {
+      scan_range(j, first, last, mon.identity());
+    });
+    return;
+  }
   auto blocks = merge_path_blocks(m, n, ends);
   const auto count = blocks.size();
   // Pass 1: the fold of the unfinished segment's elements in each block.
@@ -207,6 +231,12 @@ void scan_segments(std::int64_t m, std::int64_t n, const Ends& ends,
 template <class Ends, class Piece>
 void for_each_segment_piece(std::int64_t m, std::int64_t n, const Ends& ends, Piece&& piece) {
   if (m == 0) return;
+  if (fits_one_block(m, n)) {
+    for_each_piece(whole_merge(m, n), m, ends, [&](std::int64_t j, std::int64_t lo, std::int64_t hi, bool) {
+      piece(j, lo, hi);
+    });
+    return;
+  }
   auto blocks = merge_path_blocks(m, n, ends);
   for_each_merge_block(blocks, [&](const merge_block& blk) {
     for_each_piece(blk, m, ends, [&](std::int64_t j, std::int64_t lo, std::int64_t hi, bool) {
