@@ -237,6 +237,23 @@ TEST_CASE("concat of a flat nested array shares its data; of any other, copies t
   CHECK(vseg::concat(nested<std::int64_t>::from(ref_t{})).size() == 0);
 }
 
+TEST_CASE("segments that are all empty over an empty data array: every whole-segment consumer") {
+  // The data array has no storage (a null pointer): the consumers used to
+  // take that for "not contiguous" and read a per-segment table never built.
+  for (std::int64_t m : {1, 3}) {
+    INFO("m = " << m);
+    const auto xss = nested<double>::from_lengths(vseg::fill<std::int64_t>(m, 0), array<double>());
+    CHECK(vseg::sum_s(xss) == vseg::fill<double>(m, 0.0));
+    CHECK(vseg::fold_s(xss, vseg::maximum<double>{}) == vseg::fill<double>(m, vseg::maximum<double>::identity()));
+    CHECK(vseg::to_vectors(vseg::scan_s(xss)) == std::vector<std::vector<double>>(static_cast<std::size_t>(m)));
+    CHECK(vseg::to_vectors(vseg::map([](double x) { return x + 1; }, xss)) ==
+          std::vector<std::vector<double>>(static_cast<std::size_t>(m)));
+    CHECK(vseg::sum_s(vseg::zip_with(std::multiplies<>{}, xss, xss)) == vseg::fill<double>(m, 0.0));
+    CHECK(vseg::concat(xss).size() == 0);
+    CHECK(vseg::sum_s(vseg::expand(2, xss)) == vseg::fill<double>(2 * m, 0.0));
+  }
+}
+
 TEST_CASE("nested: with_physical_data is the checked rebuild path") {
   const auto xss = nested<int>::from({{1, 2}, {3}});
   const auto d = xss.with_physical_data(array<double>{0.5, 1.5, 2.5});

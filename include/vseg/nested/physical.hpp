@@ -15,9 +15,10 @@ namespace vseg::detail {
 
 // The culled array, and its physical segments laid end to end: `descriptor`
 // is the segd of that space, and element k of it, inside physical segment p,
-// is base[p][k - descriptor.start(p)]. data_base is block 0's data when the
-// array is contiguous (then base[p] == data_base + descriptor.start(p), and
-// base is left empty).
+// is base[p][k - descriptor.start(p)]. When the array is contiguous, data_base
+// is block 0's data (then base[p] == data_base + descriptor.start(p), and
+// base is left empty). The flag, not the pointer, says which: an array of
+// empty segments has a null data_base.
 template <class T>
 struct physical_view {
   nested<T> culled;
@@ -25,10 +26,11 @@ struct physical_view {
   // Scratch overwritten in full below: default_init skips the zero fill.
   boost::container::vector<const T*> base;
   const T* data_base = nullptr;
+  bool contiguous = false;
 
   // The first element of physical segment p in its block. O(1).
   const T* segment(std::int64_t p) const noexcept {
-    return data_base ? data_base + descriptor.start(p) : base[static_cast<std::size_t>(p)];
+    return contiguous ? data_base + descriptor.start(p) : base[static_cast<std::size_t>(p)];
   }
 };
 
@@ -36,11 +38,12 @@ struct physical_view {
 // contiguous, O(virtual + physical segments) otherwise.
 template <class T>
 physical_view<T> physical(const nested<T>& xss) {
-  physical_view<T> v{xss.cull(), {}, {}, nullptr};
+  physical_view<T> v{xss.cull(), {}, {}, nullptr, false};
   const ssegd& ss = v.culled.descriptor().scattered();
   v.descriptor = ss.packed_layout();
   if (ss.contiguous() && !v.culled.blocks().empty()) {
     v.data_base = v.culled.blocks().front().data();
+    v.contiguous = true;
     return v;
   }
   v.base.resize(static_cast<std::size_t>(ss.segments()), boost::container::default_init);
