@@ -58,7 +58,8 @@ inline void check_cuts_into(error_collector& errs, const char* name, std::span<c
     return errs.invalid(name, " has ", cuts.size(), " entries, not ", blocks + 1, " (one more than the mesh's ",
                         name[0] == 'r' ? "process rows" : "process columns", ")");
   if (cuts.front() != 0) return errs.invalid(name, "[0] is ", cuts.front(), ", not 0");
-  if (cuts.back() != total) return errs.invalid(name, "[", blocks, "] is ", cuts.back(), ", not ", total_name, " ", total);
+  if (cuts.back() != total)
+    return errs.invalid(name, "[", blocks, "] is ", cuts.back(), ", not ", total_name, " ", total);
   for (std::int64_t b = 0; b < blocks; ++b)
     if (cuts[static_cast<std::size_t>(b) + 1] < cuts[static_cast<std::size_t>(b)])
       return errs.invalid(name, "[", b + 1, "] is ", cuts[static_cast<std::size_t>(b) + 1], ", below ", name, "[", b,
@@ -77,7 +78,8 @@ inline void check_cuts_into(error_collector& errs, const char* name, std::span<c
 // different cuts or orders (std::invalid_argument), or if a column is out of
 // range (std::out_of_range). Cost: O(local rows * (c + log r) + local entries
 // * log c + received rows and entries); one MPI_Allreduce, one MPI_Alltoall,
-// one exchange of the entries (detail::alltoallv), and mesh_block's.
+// one exchange of the entries (detail::alltoallv, after agree_extent: one
+// more MPI_Allreduce on an MPI-3.1 library), and mesh_block's.
 template <std::integral I, mpi_item T>
 mesh_matrix<I, T> to_mesh_blocks(const nested<I>& cols, const nested<T>& vals,
                                  std::shared_ptr<const process_mesh> mesh, std::span<const std::int64_t> row_cuts,
@@ -98,6 +100,8 @@ mesh_matrix<I, T> to_mesh_blocks(const nested<I>& cols, const nested<T>& vals,
     errs.invalid("needs whole rows in contiguous blocks (one virtual segment per row), not sharding ", cols.spec());
   const auto [lengths, indices] = detail::nested_access::contiguous(cols);
   const auto [value_lengths, values] = detail::nested_access::contiguous(vals);
+  if (!detail::same_placement(*detail::nested_access::where(cols), *detail::nested_access::where(vals)))
+    errs.invalid("cols and vals are placed differently (", cols.placement(), " and ", vals.placement(), ")");
   if (value_lengths.size() != lengths.size() ||
       !std::equal(lengths.begin(), lengths.end(), value_lengths.begin(), value_lengths.end()))
     errs.invalid("cols and vals have different rows on this rank (", lengths.size(), " and ", value_lengths.size(),
@@ -157,7 +161,7 @@ mesh_matrix<I, T> to_mesh_blocks(const nested<I>& cols, const nested<T>& vals,
   // Pack: per destination its rows' lengths, then the columns (renumbered
   // from its column block's start), then the values.
   std::vector<char> send(static_cast<std::size_t>(send_total));
-  std::vector<std::int64_t> at_header(send_displs), at_col(static_cast<std::size_t>(p)), at_val(static_cast<std::size_t>(p));
+  std::vector<std::int64_t> at_header(send_displs), at_col(send_displs.size()), at_val(send_displs.size());
   for (int d = 0; d < p; ++d) {
     const auto u = static_cast<std::size_t>(d);
     const std::int64_t rows_to = (send_counts[u] - entries_to[u] * entry_bytes) / header;
@@ -208,8 +212,9 @@ mesh_matrix<I, T> to_mesh_blocks(const nested<I>& cols, const nested<T>& vals,
     }
     in += (to - from) * header;
     if (n == 0) continue;
-    std::memcpy(&block_cols[entry], in, static_cast<std::size_t>(n) * sizeof(I));
-    std::memcpy(&block_vals[entry], in + n * static_cast<std::int64_t>(sizeof(I)), static_cast<std::size_t>(n) * sizeof(T));
+    const auto count = static_cast<std::size_t>(n);
+    std::memcpy(&block_cols[entry], in, count * sizeof(I));
+    std::memcpy(&block_vals[entry], in + count * sizeof(I), count * sizeof(T));
     entry += n;
   }
   const array<std::int64_t> row_lengths = std::move(block_lengths).freeze();
