@@ -20,6 +20,7 @@
 #include "spmv_model.hpp"
 #include "vseg/dist/lifted.hpp"
 #include "vseg/dist/mesh.hpp"
+#include "vseg/dist/mesh_blocks.hpp"
 #include "vseg/matrix_market.hpp"
 #include "vseg/nested.hpp"
 
@@ -88,7 +89,11 @@ struct system {
   vseg::dist::nested<double> x;
 };
 
-inline system distribute(const vseg::csr_matrix& m, const vseg::dist::sharding& spec, MPI_Comm comm) {
+// The matrix's rows [rows * rank / p, rows * (rank + 1) / p) as this
+// rank's part of the 1D arrays cols (32-bit) and vals: the only rows this
+// rank reads. O(those rows' entries + rows before them).
+inline std::pair<vseg::dist::nested<std::int32_t>, vseg::dist::nested<double>> rows_1d(const vseg::csr_matrix& m,
+                                                                                      MPI_Comm comm) {
   int rank = 0, p = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &p);
@@ -101,10 +106,17 @@ inline system distribute(const vseg::csr_matrix& m, const vseg::dist::sharding& 
   std::vector<std::int32_t> cols(static_cast<std::size_t>(end - begin));
   for (std::int64_t k = begin; k < end; ++k) cols[static_cast<std::size_t>(k - begin)] = static_cast<std::int32_t>(m.col_indices[k]);
   using vseg::dist::nested;
-  auto c = nested<std::int32_t>::from_local(
-      vseg::nested<std::int32_t>::from_lengths(lengths, vseg::array<std::int32_t>(std::move(cols))), comm);
-  auto v = nested<double>::from_local(vseg::nested<double>::from_lengths(lengths, m.values.slice(begin, end - begin)),
-                                      comm);
+  return {nested<std::int32_t>::from_local(
+              vseg::nested<std::int32_t>::from_lengths(lengths, vseg::array<std::int32_t>(std::move(cols))), comm),
+          nested<double>::from_local(vseg::nested<double>::from_lengths(lengths, m.values.slice(begin, end - begin)),
+                                     comm)};
+}
+
+inline system distribute(const vseg::csr_matrix& m, const vseg::dist::sharding& spec, MPI_Comm comm) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  using vseg::dist::nested;
+  auto [c, v] = rows_1d(m, comm);
   c = c.reshard(spec);
   v = v.reshard(spec);
   // x: one piece per rank, its elements the rows this rank now holds.
@@ -137,42 +149,51 @@ inline std::int64_t column_block_start(std::int64_t cols, std::int64_t parts, st
   return vseg::dist::equal_part_start(cols, parts, j);
 }
 
+// Collective: balanced_rows(m, parts) (spmv_model.hpp) from the row
+// lengths of a 1D array: row block t starts at the first row with at least
+// t * nnz / parts entries before it. One MPI_Exscan and two MPI_Allreduce;
+// O(local rows + parts).
+inline std::vector<std::int64_t> balanced_row_cuts(const vseg::dist::nested<std::int32_t>& cols, std::int64_t parts) {
+  const MPI_Comm comm = cols.comm();
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  const auto lengths = cols.pieces().physical_lengths();
+  const auto ids = cols.piece_ids();
+  std::int64_t local = 0, before = 0, nnz = 0;
+  for (std::int64_t k = 0; k < lengths.size(); ++k) local += lengths[k];
+  MPI_Exscan(&local, &before, 1, MPI_INT64_T, MPI_SUM, comm);
+  if (rank == 0) before = 0;  // MPI_Exscan leaves rank 0's result undefined
+  MPI_Allreduce(&local, &nnz, 1, MPI_INT64_T, MPI_SUM, comm);
+  // Each rank proposes its first row past each target; the smallest wins.
+  std::vector<std::int64_t> first(static_cast<std::size_t>(parts) + 1, cols.global_segments());
+  first[0] = 0;
+  std::int64_t t = 1, start = before;
+  for (std::int64_t k = 0; k < lengths.size() && t < parts; ++k) {
+    while (t < parts && start >= static_cast<std::int64_t>(static_cast<wide>(t) * nnz / parts)) first[t++] = ids[k];
+    start += lengths[k];
+  }
+  MPI_Allreduce(MPI_IN_PLACE, first.data(), static_cast<int>(first.size()), MPI_INT64_T, MPI_MIN, comm);
+  return first;
+}
+
+// Collective: the 2D system, built from the 1D rows each rank reads
+// (rows_1d) by to_mesh_blocks' one exchange; no rank reads other rows.
 inline system_2d distribute_2d(const vseg::csr_matrix& m, const vseg::dist::sharding& spec, MPI_Comm comm,
                                vseg::dist::mesh_fold order = vseg::dist::mesh_fold::serial) {
   auto mesh = std::make_shared<const vseg::dist::process_mesh>(spec, comm);
   const int i = mesh->row(), j = mesh->col();
-  const auto row_blocks = balanced_rows(m, mesh->rows());
-  const std::int64_t lo = column_block_start(m.cols, mesh->cols(), j);
-  const std::int64_t hi = column_block_start(m.cols, mesh->cols(), j + 1);
+  const auto [cols_1d, vals_1d] = rows_1d(m, comm);
+  const auto row_blocks = balanced_row_cuts(cols_1d, mesh->rows());
+  std::vector<std::int64_t> column_blocks;
+  for (std::int64_t t = 0; t <= mesh->cols(); ++t) column_blocks.push_back(column_block_start(m.cols, mesh->cols(), t));
+  // The blocks come in the library's allocator (huge pages), not in the C
+  // heap: every product streams the values, and from the heap's 4 KiB pages
+  // 1D ran 6-14 % slower (notes/distributed.md, dist7).
+  auto [c, v] = vseg::dist::to_mesh_blocks(cols_1d, vals_1d, mesh, row_blocks, column_blocks, order);
+  const std::int64_t lo = column_blocks[static_cast<std::size_t>(j)];
+  const std::int64_t hi = column_blocks[static_cast<std::size_t>(j) + 1];
   const std::int64_t first = row_blocks[static_cast<std::size_t>(i)];
   const std::int64_t last = row_blocks[static_cast<std::size_t>(i) + 1];
-  std::int64_t row_start = 0;
-  for (std::int64_t r = 0; r < first; ++r) row_start += m.row_lengths[r];
-  // Row r's entries in column block j: counted first, so that cols and vals
-  // are built in the library's allocator (huge pages), not adopted from a
-  // std::vector in the C heap: every product streams the values, and from
-  // the heap's 4 KiB pages 1D ran 6-14 % slower (notes/distributed.md, dist7).
-  auto lengths = vseg::buffer<std::int64_t>::for_overwrite(last - first);
-  std::int64_t entries = 0, row_end = row_start;  // the row block's entries: [row_start, row_end)
-  for (std::int64_t r = first; r < last; ++r) {
-    std::int64_t n = 0;
-    for (const std::int64_t end = row_end + m.row_lengths[r]; row_end < end; ++row_end)
-      n += m.col_indices[row_end] >= lo && m.col_indices[row_end] < hi;
-    lengths[r - first] = n;
-    entries += n;
-  }
-  auto cols = vseg::buffer<std::int32_t>::for_overwrite(entries);
-  auto vals = vseg::buffer<double>::for_overwrite(entries);
-  for (std::int64_t k = row_start, e = 0; k < row_end; ++k)
-    if (m.col_indices[k] >= lo && m.col_indices[k] < hi) {
-      cols[e] = static_cast<std::int32_t>(m.col_indices[k] - lo);
-      vals[e] = m.values[k];
-      ++e;
-    }
-  const vseg::array<std::int64_t> row_lengths = std::move(lengths).freeze();
-  using vseg::dist::mesh_block;
-  auto c = mesh_block(vseg::nested<std::int32_t>::from_lengths(row_lengths, std::move(cols).freeze()), mesh, order);
-  auto v = mesh_block(vseg::nested<double>::from_lengths(row_lengths, std::move(vals).freeze()), mesh, order);
   // x: part i of column block j, one piece on the process column.
   const std::int64_t x_first = lo + vseg::dist::equal_part_start(hi - lo, mesh->rows(), i);
   const std::int64_t x_last = lo + vseg::dist::equal_part_start(hi - lo, mesh->rows(), i + 1);

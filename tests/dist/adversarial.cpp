@@ -31,6 +31,7 @@
 
 #include "helpers.hpp"
 #include "vseg/dist/lifted.hpp"
+#include "vseg/dist/mesh_blocks.hpp"
 
 using namespace vseg::dist;
 using namespace vseg::dist::testing;
@@ -436,6 +437,24 @@ TEST_CASE("every collective operation: one rank's bad input fails the same way o
          const auto n = nested<int>::from_segments(segments, MPI_COMM_WORLD);
          const std::size_t size = static_cast<std::size_t>(n.pieces().size()) + (is_odd() ? 1 : 0);
          (void)pack(n, vseg::array<bool>(std::vector<bool>(size, true)));
+       }},
+      // A p x 1 mesh, 2 rows a rank (row blocks of 2 rows), 10 columns.
+      {"to_mesh_blocks", "a column out of range", "out_of_range", {odd_rank(), "column 10"},
+       [&] {
+         auto mesh = std::make_shared<const process_mesh>(sharding::mesh(0, 1), MPI_COMM_WORLD);
+         const auto cols = nested<int>::from_segments(variable<int>{{1, 2}, {1, 2, is_odd() ? 10 : 3}}, MPI_COMM_WORLD);
+         const auto vals = nested<int>::from_segments(segments, MPI_COMM_WORLD);
+         std::vector<std::int64_t> row_cuts;
+         for (std::int64_t t = 0; t <= p; ++t) row_cuts.push_back(2 * t);
+         (void)to_mesh_blocks(cols, vals, mesh, row_cuts, std::vector<std::int64_t>{0, 10});
+       }},
+      {"to_mesh_blocks", "other column cuts", "invalid_argument", {"ranks disagree", "row_cuts then column_cuts"},
+       [&] {
+         auto mesh = std::make_shared<const process_mesh>(sharding::mesh(0, 1), MPI_COMM_WORLD);
+         const auto cols = nested<int>::from_segments(segments, MPI_COMM_WORLD);
+         std::vector<std::int64_t> row_cuts;
+         for (std::int64_t t = 0; t <= p; ++t) row_cuts.push_back(2 * t);
+         (void)to_mesh_blocks(cols, cols, mesh, row_cuts, std::vector<std::int64_t>{0, is_odd() ? 11 : 10});
        }},
   };
 

@@ -7,7 +7,9 @@
 // block j, as a distributed array over its process column (mesh_block). The
 // whole array is the row blocks in process-row order, each row its slices
 // in process-column order (a CSR matrix with sorted columns, cut at column
-// block boundaries). The lifted operations then run on it unchanged:
+// block boundaries). mesh_block takes a block already cut; to_mesh_blocks
+// (vseg/dist/mesh_blocks.hpp) makes the blocks from a matrix distributed 1D
+// by rows, in one exchange. The lifted operations then run on it unchanged:
 //
 //   index_l(replicate(n, x), is)   x sharded over the process column: the
 //                                  gather (expand) stays within the column
