@@ -126,6 +126,28 @@ TEST_CASE("work contract: gather and filter_segments copy no element") {
   CHECK(g.blocks()[0].shares_buffer_with(data));
 }
 
+// The serial scatters of values by ids into copies of dest, under every
+// rule: the reference the scatter tests compare with.
+template <class T>
+struct scatters {
+  std::vector<T> last, first, sum, lo, hi;
+};
+template <class T>
+scatters<T> serial_scatters(const std::vector<T>& dest, const ints& ids, const std::vector<T>& values) {
+  scatters<T> r{dest, dest, dest, dest, dest};
+  std::vector<bool> seen(dest.size(), false);
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    const auto t = static_cast<std::size_t>(ids[i]);
+    r.last[t] = values[i];
+    if (!seen[t]) r.first[t] = values[i];
+    seen[t] = true;
+    r.sum[t] = r.sum[t] + values[i];
+    r.lo[t] = std::min(r.lo[t], values[i]);
+    r.hi[t] = std::max(r.hi[t], values[i]);
+  }
+  return r;
+}
+
 TEST_CASE("scatter: every combining rule against the serial reference, bit for bit") {
   auto rng = seeded(1303);
   for (std::int64_t n : sizes()) {
@@ -136,17 +158,7 @@ TEST_CASE("scatter: every combining rule against the serial reference, bit for b
         const auto dest = random_doubles(rng, n);
         const ints ids = random_ints(rng, k, 0, std::min(n, spread * 7 + 3) - 1);
         const auto values = random_doubles(rng, k);
-        std::vector<double> last = dest, first = dest, sum = dest, lo = dest, hi = dest;
-        std::vector<bool> seen(static_cast<std::size_t>(n), false);
-        for (std::size_t i = 0; i < ids.size(); ++i) {
-          const auto t = static_cast<std::size_t>(ids[i]);
-          last[t] = values[i];
-          if (!seen[t]) first[t] = values[i];
-          seen[t] = true;
-          sum[t] = sum[t] + values[i];
-          lo[t] = std::min(lo[t], values[i]);
-          hi[t] = std::max(hi[t], values[i]);
-        }
+        const auto [last, first, sum, lo, hi] = serial_scatters(dest, ids, values);
         const array<double> d(dest), v(values);
         const array<std::int64_t> ix(ids);
         for_each_thread_count([&](int) {
@@ -178,15 +190,7 @@ TEST_CASE("scatter_into: few sources into a large destination (the sorted path),
     std::vector<std::int32_t> values(static_cast<std::size_t>(k));
     for (auto& v : values) v = static_cast<std::int32_t>(rng() % 1000) - 500;
     const std::vector<std::int32_t> dest(static_cast<std::size_t>(n), 7);
-    std::vector<std::int32_t> last = dest, first = dest, sum = dest;
-    std::vector<bool> seen(static_cast<std::size_t>(n), false);
-    for (std::size_t i = 0; i < ids.size(); ++i) {
-      const auto t = static_cast<std::size_t>(ids[i]);
-      last[t] = values[i];
-      if (!seen[t]) first[t] = values[i];
-      seen[t] = true;
-      sum[t] += values[i];
-    }
+    const auto [last, first, sum, lo, hi] = serial_scatters(dest, ids, values);
     const array<std::int64_t> ix(ids);
     const array<std::int32_t> v(values);
     for_each_thread_count([&](int) {
