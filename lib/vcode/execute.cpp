@@ -1,7 +1,7 @@
 // The VCODE operation switch (machine::execute) and the operations it
 // instantiates with NESL's scalar functions: element-wise ops on vectors and
-// splats, with results written into a reusable argument's storage, SELECT,
-// RAND, and the segmented scans and reductions.
+// splats, with results written into a reusable argument's storage, SELECT
+// and RAND. Scans and reductions are in reduce_ops.cpp, I/O in io_ops.cpp.
 #include <algorithm>
 #include <bit>
 #include <chrono>
@@ -177,106 +177,6 @@ void machine::rand() {
   finish(1, wrap_value(std::move(out).freeze()));
 }
 
-// --- Scans and reductions: data, then the descriptor on top. ---
-
-namespace {
-
-// FLOAT + and * are not associative, and NESL's interpreter (CVL's serial
-// loops) folds each segment from the identity, left to right. vseg's scan_s
-// and fold_s combine partial results per block and per group of
-// accumulators, which rounds differently: NESL's NAS CG example drifted by
-// 1e-9 relative, Barnes-Hut and a line fit of 100,000 points beyond 1e-12.
-// For M = plus<double> or multiplies<double>, the ops below keep NESL's
-// order inside every segment and run the segments in parallel, so FLOAT
-// sums and products are bit-identical to vinterp's.
-template <class M>
-constexpr bool nesl_ordered = std::is_same_v<M, vseg::plus<double>> || std::is_same_v<M, vseg::multiplies<double>>;
-
-// body(first, last) over ranges of whole segments, about the element-wise
-// grain's worth of elements each, in parallel.
-template <class Body>
-void by_segment_ranges(const segd& s, Body&& body) {
-  const std::int64_t per = s.segments() > 0 ? std::max<std::int64_t>(1, s.elements() / s.segments()) : 1;
-  vseg::detail::parallel_for(s.segments(), std::max<std::int64_t>(1, tuning::elementwise_grain / per), body);
-}
-
-// Each segment's fold, from M's identity, left to right: O(n) work, O(max
-// segment length) span.
-template <class M>
-array<double> ordered_fold_s(const segd& s, const array<double>& data, const M& m) {
-  auto out = buffer<double>::for_overwrite(s.segments());
-  double* o = out.data();
-  const double* x = data.data();
-  by_segment_ranges(s, [&](std::int64_t first, std::int64_t last) {
-    for (std::int64_t j = first; j < last; ++j) {
-      double acc = M::identity();
-      for (std::int64_t i = s.start(j), e = s.end(j); i < e; ++i) acc = m(acc, x[i]);
-      o[j] = acc;
-    }
-  });
-  return std::move(out).freeze();
-}
-
-// Each segment's exclusive scan, from M's identity, left to right: O(n)
-// work, O(max segment length) span.
-template <class M>
-array<double> ordered_scan_s(const segd& s, const array<double>& data, const M& m) {
-  auto out = buffer<double>::for_overwrite(s.elements());
-  double* o = out.data();
-  const double* x = data.data();
-  by_segment_ranges(s, [&](std::int64_t first, std::int64_t last) {
-    for (std::int64_t j = first; j < last; ++j) {
-      double acc = M::identity();
-      for (std::int64_t i = s.start(j), e = s.end(j); i < e; ++i) {
-        o[i] = acc;
-        acc = m(acc, x[i]);
-      }
-    }
-  });
-  return std::move(out).freeze();
-}
-
-}  // namespace
-
-template <class T, class M>
-void machine::scan(const M& m) {
-  const auto& data = vec<T>(2, 1);
-  const segd& s = segdes(2, 2);
-  covers(s, data.size(), "the data");
-  if constexpr (nesl_ordered<M>) finish(2, wrap_value(ordered_scan_s(s, data, m)));
-  else finish(2, wrap_value(vseg::scan_s(s, data, m)));
-}
-
-template <class T, class M>
-bool machine::reduce_replicated(const M& m) {  // data segd
-  need(2);
-  const replicated* r = replication_of(at(1));
-  if (r == nullptr || at(1).which() != vec_of<T>::kind) return false;
-  const segd& s = segdes(2, 2);
-  if (!same_layout(s, *r)) return false;
-  // Each physical segment once, left to right (NESL's order), then one
-  // result per virtual segment from its physical segment's.
-  const T* phys = r->physical->as<array<T>>().data();
-  const std::int64_t p = r->physical_segments();
-  auto folded = buffer<T>::for_overwrite(p);
-  T* f = folded.data();
-  vseg::detail::parallel_for(p, lazy_segment_grain, [&](std::int64_t lo, std::int64_t hi) {
-    for (std::int64_t q = lo; q < hi; ++q) {
-      T acc = m.identity();
-      for (std::int64_t j = r->pstarts[q], end = j + r->plens[q]; j < end; ++j) acc = m(acc, phys[j]);
-      f[q] = acc;
-    }
-  });
-  const std::int64_t n = r->virtual_segments();
-  auto out = buffer<T>::for_overwrite(n);
-  T* o = out.data();
-  vseg::detail::parallel_for(n, [&](std::int64_t lo, std::int64_t hi) {
-    for (std::int64_t t = lo; t < hi; ++t) o[t] = f[r->vsegids[t]];
-  });
-  finish(2, wrap_value(std::move(out).freeze()));
-  return true;
-}
-
 template <class T, class F>
 bool machine::binary_lazily(F f) {
   using U = std::remove_cvref_t<std::invoke_result_t<F&, const T&, const T&>>;
@@ -306,16 +206,6 @@ bool machine::binary_lazily(F f) {
   });
   finish(2, wrap_value(std::move(out).freeze()));
   return true;
-}
-
-template <class T, class M>
-void machine::reduce(const M& m) {
-  if (reduce_replicated<T>(m)) return;
-  const auto& data = vec<T>(2, 1);
-  const segd& s = segdes(2, 2);
-  covers(s, data.size(), "the data");
-  if constexpr (nesl_ordered<M>) finish(2, wrap_value(ordered_fold_s(s, data, m)));
-  else finish(2, wrap_value(vseg::fold_s(s, data, m)));
 }
 
 void machine::execute(const instruction& ins) {
@@ -390,47 +280,19 @@ void machine::execute(const instruction& ins) {
       return unary<bool>([](const bool& a) { return static_cast<i32>(std::bit_cast<unsigned char>(a)); });
 
     case opcode::plus_scan:
-    case opcode::plus_reduce: {
-      const bool s = ins.op == opcode::plus_scan;
-      if (ins.ty == type::int_) return s ? scan<i32>(wrapping_plus{}) : reduce<i32>(wrapping_plus{});
-      return s ? scan<double>(vseg::plus<double>{}) : reduce<double>(vseg::plus<double>{});
-    }
+    case opcode::plus_reduce:
     case opcode::mult_scan:
-    case opcode::mult_reduce: {
-      const bool s = ins.op == opcode::mult_scan;
-      if (ins.ty == type::int_) return s ? scan<i32>(wrapping_times{}) : reduce<i32>(wrapping_times{});
-      return s ? scan<double>(vseg::multiplies<double>{}) : reduce<double>(vseg::multiplies<double>{});
-    }
+    case opcode::mult_reduce:
     case opcode::max_scan:
-    case opcode::max_reduce: {
-      const bool s = ins.op == opcode::max_scan;
-      if (ins.ty == type::int_) return s ? scan<i32>(nesl_max<i32>{}) : reduce<i32>(nesl_max<i32>{});
-      return s ? scan<double>(nesl_max<double>{}) : reduce<double>(nesl_max<double>{});
-    }
+    case opcode::max_reduce:
     case opcode::min_scan:
-    case opcode::min_reduce: {
-      const bool s = ins.op == opcode::min_scan;
-      if (ins.ty == type::int_) return s ? scan<i32>(nesl_min<i32>{}) : reduce<i32>(nesl_min<i32>{});
-      return s ? scan<double>(nesl_min<double>{}) : reduce<double>(nesl_min<double>{});
-    }
+    case opcode::min_reduce:
     case opcode::and_scan:
-    case opcode::and_reduce: {
-      const bool s = ins.op == opcode::and_scan;
-      if (ins.ty == type::int_) return s ? scan<i32>(vseg::bit_and<i32>{}) : reduce<i32>(vseg::bit_and<i32>{});
-      return s ? scan<bool>(vseg::logical_and{}) : reduce<bool>(vseg::logical_and{});
-    }
+    case opcode::and_reduce:
     case opcode::or_scan:
-    case opcode::or_reduce: {
-      const bool s = ins.op == opcode::or_scan;
-      if (ins.ty == type::int_) return s ? scan<i32>(vseg::bit_or<i32>{}) : reduce<i32>(vseg::bit_or<i32>{});
-      return s ? scan<bool>(vseg::logical_or{}) : reduce<bool>(vseg::logical_or{});
-    }
+    case opcode::or_reduce:
     case opcode::xor_scan:
-    case opcode::xor_reduce: {
-      const bool s = ins.op == opcode::xor_scan;
-      if (ins.ty == type::int_) return s ? scan<i32>(vseg::bit_xor<i32>{}) : reduce<i32>(vseg::bit_xor<i32>{});
-      return s ? scan<bool>(vseg::logical_xor{}) : reduce<bool>(vseg::logical_xor{});
-    }
+    case opcode::xor_reduce: return scan_or_reduce(ins);
 
     case opcode::permute: return by_type(ins, [&](auto t) { permute<decltype(t)>(); });
     case opcode::dpermute: return by_type(ins, [&](auto t) { dpermute<decltype(t)>(); });
@@ -525,69 +387,14 @@ void machine::execute(const instruction& ins) {
       return push(value{bool_vec({true})});
     }
 
-    case opcode::write: return write_to(opt_.err, ins);
-    case opcode::read: return read_from(opt_.in, ins);
-    case opcode::fwrite: {
-      need(2);
-      const i32 fd = scalar_int(2, 2);
-      std::FILE* f = files_.get(fd);
-      drop(1);
-      if (f == nullptr) {
-        drop(1);
-        return push_status(io_outcome::failed, "illegal VCODE file descriptor in FWRITE");
-      }
-      return write_to(f, ins);
-    }
-    case opcode::fread: {
-      const i32 fd = scalar_int(1, 1);
-      drop(1);
-      return read_from(files_.get(fd), ins);
-    }
-    case opcode::fopen: {  // name mode
-      const i32 mode = scalar_int(2, 2);
-      if (mode < 1 || mode > 3) fail("mode " + std::to_string(mode) + " is not 1 (read), 2 (write) or 3 (append)");
-      const std::string file = string_arg(2, 1);
-      std::string message;
-      const int fd = files_.open(file, mode, message);
-      drop(2);
-      push(value{int_vec({fd})});
-      return push_status(fd >= 0 ? io_outcome::succeeded : io_outcome::failed, message);
-    }
-    case opcode::fclose: {
-      const i32 fd = scalar_int(1, 1);
-      drop(1);
-      std::string message;
-      const bool ok = files_.close(fd, message);
-      return push_status(ok ? io_outcome::succeeded : io_outcome::failed, message);
-    }
-    case opcode::fread_char: {  // delimiters max_chars fd
-      const int_vec& delims = ints(3, 1);
-      const i32 max_chars = scalar_int(3, 2);
-      const i32 fd = scalar_int(3, 3);
-      std::FILE* f = files_.get(fd);
-      const int_vec delimiters = delims;
-      drop(3);
-      if (f == nullptr) {
-        push(value{int_vec()});
-        push(value{int_vec()});
-        return push_status(io_outcome::failed, "illegal VCODE file descriptor in FREAD_CHAR");
-      }
-      i32 stop = 0;
-      push(value{detail::read_chars(f, delimiters, max_chars, stop)});
-      push(value{int_vec({stop})});
-      return push_status(io_outcome::succeeded, "");
-    }
-    case opcode::spawn: {  // command in out err
-      const std::string command = string_arg(4, 1);
-      std::array<int, 3> fds{scalar_int(4, 2), scalar_int(4, 3), scalar_int(4, 4)};
-      drop(4);
-      std::string message;
-      const bool ok = files_.spawn(command, fds, message);
-      push(value{int_vec({fds[2]})});
-      push(value{int_vec({fds[1]})});
-      push(value{int_vec({fds[0]})});
-      return push_status(ok ? io_outcome::succeeded : io_outcome::failed, message);
-    }
+    case opcode::write:
+    case opcode::read:
+    case opcode::fwrite:
+    case opcode::fread:
+    case opcode::fopen:
+    case opcode::fclose:
+    case opcode::fread_char:
+    case opcode::spawn: return execute_io(ins);
     case opcode::call:
     case opcode::ret:
     case opcode::if_:

@@ -1,8 +1,8 @@
 // The VCODE stack machine's class (internal to lib/vcode): its stack of
 // shared values with the -m word count, the checked argument access every
 // operation uses, and the declarations of its operation groups. The members
-// are defined by concern in interpreter.cpp, execute.cpp, permute_ops.cpp,
-// io_ops.cpp and profile.cpp.
+// are defined by concern in interpreter.cpp, execute.cpp, reduce_ops.cpp,
+// permute_ops.cpp, replication.cpp, io_ops.cpp and profile.cpp.
 #pragma once
 
 #include <chrono>
@@ -42,38 +42,6 @@ using slot = boost::intrusive_ptr<value>;
 
 // A new stack entry holding v.
 inline slot make_slot(value v) { return slot(new value(std::move(v))); }
-
-// The vector type and value kind of VCODE elements of type T.
-template <class T>
-struct vec_of;
-template <>
-struct vec_of<std::int32_t> {
-  using type = int_vec;
-  static constexpr value::kind kind = value::int_;
-};
-template <>
-struct vec_of<bool> {
-  using type = bool_vec;
-  static constexpr value::kind kind = value::bool_;
-};
-template <>
-struct vec_of<double> {
-  using type = float_vec;
-  static constexpr value::kind kind = value::float_;
-};
-
-// The kind of value a VCODE type word names (CHAR is an INT vector).
-inline value::kind kind_of(type t) {
-  switch (t) {
-    case type::int_:
-    case type::chars: return value::int_;
-    case type::bool_: return value::bool_;
-    case type::float_: return value::float_;
-    case type::segdes: return value::segdes;
-    case type::none: break;
-  }
-  return value::pair;
-}
 
 // The operations that reach outside the run: SPAWN runs a command, the
 // F-operations open and use files. run_options::sandbox refuses them.
@@ -264,6 +232,10 @@ class machine {
   void select_typed();
   // RAND: lrand48()'s next values, each mod its bound, the same on any thread count.
   void rand();
+  // --- Scans and reductions (reduce_ops.cpp). ---
+
+  // The _SCAN and _REDUCE ops: data, then the descriptor on top.
+  void scan_or_reduce(const instruction& ins);
   // Segmented scan and reduction of data by the descriptor on top, with monoid m.
   template <class T, class M>
   void scan(const M& m);
@@ -325,7 +297,10 @@ class machine {
   // A vector of T's materialised from a lazy value. O(length).
   template <class T> static array<T> materialized(const value& v);
 
-  // --- I/O helpers (io_ops.cpp). ---
+  // --- I/O (io_ops.cpp). ---
+
+  // WRITE, READ, the F-operations and SPAWN.
+  void execute_io(const instruction& ins);
 
   // The error string and success flag every I/O op leaves on top.
   void push_status(io_outcome outcome, const std::string& message);

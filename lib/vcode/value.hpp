@@ -29,6 +29,7 @@
 #include "vseg/flat/map.hpp"
 #include "vseg/flat/tabulate.hpp"
 #include "vseg/segd.hpp"
+#include "vseg/vcode/program.hpp"
 
 namespace vseg::vcode::detail {
 
@@ -280,6 +281,38 @@ inline std::string_view kind_name(value::kind k) {
     case value::pair: break;
   }
   return "PAIR";
+}
+
+// The vector type and value kind of VCODE elements of type T.
+template <class T>
+struct vec_of;
+template <>
+struct vec_of<std::int32_t> {
+  using type = int_vec;
+  static constexpr value::kind kind = value::int_;
+};
+template <>
+struct vec_of<bool> {
+  using type = bool_vec;
+  static constexpr value::kind kind = value::bool_;
+};
+template <>
+struct vec_of<double> {
+  using type = float_vec;
+  static constexpr value::kind kind = value::float_;
+};
+
+// The kind of value a VCODE type word names (CHAR is an INT vector).
+inline value::kind kind_of(type t) {
+  switch (t) {
+    case type::int_:
+    case type::chars: return value::int_;
+    case type::bool_: return value::bool_;
+    case type::float_: return value::float_;
+    case type::segdes: return value::segdes;
+    case type::none: break;
+  }
+  return value::pair;
 }
 
 }  // namespace vseg::vcode::detail
