@@ -25,4 +25,7 @@ if "$spmv" "$file" --memory-budget 100 --iterations 1 --keep-cache 2> "$work/err
   echo "a 100-byte budget was accepted"; exit 1
 fi
 grep -q "memory budget" "$work/err"
+# A flag's value that is not an integer in range is named in the error.
+bash "$(dirname "$0")/rejects.sh" "--rows is '12x'" "$gen" "$work/bad.h5" --rows 12x --nnz-per-row 9
+bash "$(dirname "$0")/rejects.sh" "--iterations is '-1'" "$spmv" "$file" --memory-budget 100000 --iterations -1 --keep-cache
 echo "checksum ${sums[0]} under every budget"

@@ -5,11 +5,13 @@
 // against it, and `checksum <hex>`: FNV-1a of the bits of the final x, the
 // same under every budget. The page cache is dropped before every pass
 // unless --keep-cache is given.
+#include <cstdint>
 #include <cstdio>
-#include <cstdlib>
 #include <exception>
+#include <limits>
 #include <string>
 
+#include "args.hpp"
 #include "vseg/ooc/spmv.hpp"
 
 namespace {
@@ -19,30 +21,25 @@ int usage() {
   return 2;
 }
 
-long long number(const char* s) {
-  char* end = nullptr;
-  const long long v = std::strtoll(s, &end, 10);
-  return end != s && *end == '\0' && v >= 0 ? v : -1;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc < 2) return usage();
   vseg::ooc::spmv_options options;
-  for (int i = 2; i < argc; ++i) {
-    const std::string flag = argv[i];
-    if (flag == "--keep-cache") {
-      options.drop_cache = false;
-      continue;
-    }
-    if (i + 1 >= argc) return usage();
-    const long long v = number(argv[++i]);
-    if (flag == "--memory-budget" && v > 0) options.memory_budget = v;
-    else if (flag == "--iterations" && v >= 0) options.iterations = v;
-    else return usage();
-  }
   try {
+    constexpr std::int64_t most = std::numeric_limits<std::int64_t>::max();
+    for (int i = 2; i < argc; ++i) {
+      const std::string flag = argv[i];
+      if (flag == "--keep-cache") {
+        options.drop_cache = false;
+        continue;
+      }
+      if (i + 1 >= argc) return usage();
+      const char* text = argv[++i];
+      if (flag == "--memory-budget") options.memory_budget = examples::integer_text(text, flag, 1, most);
+      else if (flag == "--iterations") options.iterations = examples::integer_text(text, flag, 0, 1 << 20);
+      else return usage();
+    }
     const double read_rate = options.drop_cache ? vseg::ooc::sequential_read_rate(argv[1]) : 0.0;
     const auto r = vseg::ooc::pagerank_spmv(argv[1], options);
     const double rate = r.seconds > 0 ? static_cast<double>(r.bytes_per_pass) * static_cast<double>(options.iterations) / r.seconds : 0.0;
