@@ -118,9 +118,10 @@ int main(int argc, char** argv) {
       ok = run("stencil27", dist_spmv::stencil(n), nullptr, iterations, MPI_COMM_WORLD) && ok;
       ok = run("rmat", dist_spmv::rmat(scale, 16), nullptr, iterations, MPI_COMM_WORLD) && ok;
     } else {
-      int rows = 0, cols = 0;
-      if (mode != "2d" && std::sscanf(mode.c_str(), "%dx%d", &rows, &cols) != 2)
-        throw std::invalid_argument("dist_spmv: mode '" + mode + "' is none of 1d, 2d, RxC");
+      int rows = 0, cols = 0, used = 0;
+      if (mode != "2d" && (std::sscanf(mode.c_str(), "%dx%d%n", &rows, &cols, &used) != 2 ||
+                           used != static_cast<int>(mode.size())))
+        throw std::invalid_argument("mode '" + mode + "' is none of 1d, 2d, RxC");
       const auto mesh = vseg::dist::sharding::mesh(rows, cols);
       ok = run("stencil27", dist_spmv::stencil(n), mesh, iterations, MPI_COMM_WORLD) && ok;
       ok = run("rmat", dist_spmv::rmat(scale, 16), mesh, iterations, MPI_COMM_WORLD) && ok;
