@@ -3,10 +3,15 @@
 
   replication.py VSEG_VCODE [--runs N] [--nesl DIR] [--vinterp PATH]
 
-Compiles tests/vcode/nesl/spmv.nesl (nested SpMV, the vector v free in the
-inner loop, so NESL replicates v once per non-zero) with NESL's compiler at
-r = 10 rows of k = 1 .. 1000 non-zeros over n = 10^4 elements: replication
-factor r * k = 10 .. 10^4. Runs vseg-vcode and vinterp interleaved, N runs
+Compiles with NESL's compiler
+  * tests/vcode/nesl/spmv.nesl (nested SpMV, the vector v free in the inner
+    loop, so NESL replicates v once per non-zero) at r = 10 rows of
+    k = 1 .. 1000 non-zeros over n = 10^4 elements: replication factor
+    r * k = 10 .. 10^4;
+  * tests/vcode/nesl/tree.nesl (DPH's treeLookup: the table, 20,000
+    elements, free in the recursion, so NESL replicates it at every level)
+    for m = 16 .. 4096 keys: m copies of the table at the last level.
+Runs vseg-vcode and vinterp interleaved, N runs
 each (default 3), every output checked equal, and prints the median wall
 time (min-max), the median peak RSS (/usr/bin/time -v) and the ratios.
 NESL is built with ../shared/nesl/build into --nesl (default
@@ -27,7 +32,9 @@ from benchlock import take_bench_lock
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 SHARED = os.path.join(os.path.dirname(ROOT), "shared")
-SIZES = [(10, 1, 10000), (10, 10, 10000), (10, 100, 10000), (10, 1000, 10000)]
+# (source, NESL expression, what the row shows, replication factor)
+CASES = [("spmv", f"run_smvp(10, {k}, 10000)", f"SpMV 10 x {k}", 10 * k) for k in (1, 10, 100, 1000)] + \
+        [("tree", f"run_tree(20000, {m})", f"treeLookup {m} keys", m) for m in (16, 256, 4096)]
 
 
 def run(cmd, cwd):
@@ -53,13 +60,14 @@ def main():
     if not os.path.exists(os.path.join(a.nesl, "neslc")):
         subprocess.run([os.path.join(SHARED, "nesl/build"), a.nesl], check=True, capture_output=True)
     work = tempfile.mkdtemp(prefix="vseg-replication-")
-    subprocess.run(["cp", os.path.join(ROOT, "tests/vcode/nesl/spmv.nesl"), work], check=True)
-    print("| r x k (replication factor) | vseg-vcode s | vinterp s | speed-up | vseg-vcode MB | vinterp MB | memory ratio |")
+    for source in sorted({c[0] for c in CASES}):
+        subprocess.run(["cp", os.path.join(ROOT, f"tests/vcode/nesl/{source}.nesl"), work], check=True)
+    print("| program (replication factor) | vseg-vcode s | vinterp s | speed-up | vseg-vcode MB | vinterp MB | memory ratio |")
     print("|---|---:|---:|---:|---:|---:|---:|")
     with take_bench_lock():
-        for r, k, n in SIZES:
-            name = f"spmv_{r}_{k}_{n}"
-            subprocess.run([os.path.join(a.nesl, "neslc"), "spmv", f"run_smvp({r}, {k}, {n})", name], cwd=work,
+        for i, (source, expression, label, factor) in enumerate(CASES):
+            name = f"{source}_{i}"
+            subprocess.run([os.path.join(a.nesl, "neslc"), source, expression, name], cwd=work,
                            check=True, capture_output=True)
             prog = os.path.join(work, name + ".vcode")
             t = {"vseg": [], "vinterp": []}
@@ -73,7 +81,7 @@ def main():
                     sys.exit(f"{name}: outputs differ:\n{out_v}\n{out_n}")
             med = {x: statistics.median(t[x]) for x in t}
             mem = {x: statistics.median(m[x]) for x in m}
-            print(f"| {r} x {k} ({r * k}) | {med['vseg']:.3f} ({min(t['vseg']):.3f}-{max(t['vseg']):.3f}) "
+            print(f"| {label} ({factor}) | {med['vseg']:.3f} ({min(t['vseg']):.3f}-{max(t['vseg']):.3f}) "
                   f"| {med['vinterp']:.3f} ({min(t['vinterp']):.3f}-{max(t['vinterp']):.3f}) "
                   f"| {med['vinterp'] / med['vseg']:.1f}x | {mem['vseg']:.0f} | {mem['vinterp']:.0f} "
                   f"| {mem['vinterp'] / mem['vseg']:.1f}x |", flush=True)

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -36,7 +37,7 @@ value make_lazy(value::kind k, std::int64_t length, std::int64_t words, lazy_vec
   return value::lazy_of(k, std::make_shared<const lazy_vector>(lazy_vector{length, words, std::move(form)}));
 }
 
-// The words a descriptor of n segments takes (lengths and starts).
+// The words n physical segments take (starts and lengths).
 constexpr std::int64_t segd_words(std::int64_t n) { return 2 * n; }
 
 // An int64 array from a std::vector.
@@ -106,9 +107,41 @@ bool machine::dist_lazily() {  // values segd
   // write each r times); a replication is never written out here.
   // One value over one segment is a splat (dist()), cheaper still.
   if (!replication && (s.segments() < 2 || s.elements() < lazy_min || s.elements() < lazy_ratio * s.segments())) return false;
-  const std::int64_t words = values->words() + segd_words(s.segments());
+  const std::int64_t words = values->words() + descriptor_words(s);
   return finish(2, make_lazy(vec_of<T>::kind, s.elements(), words, expanded{values, s})), true;
 }
+
+namespace {
+
+// The groups of NESL's TRANSPOSE-INDEX when INDEX(starts, strides, s) is
+// one: starts an INDEX (0, 1) over some groups (a lazy `affine`, or a
+// sequence 0, 1, ... for one group), strides a DIST of each group's length
+// over the same groups (a lazy `expanded` of stored values, or a splat for
+// one group), and s one segment per element of the groups. O(groups);
+// std::nullopt for anything else (INDEX then reads them as vectors).
+std::optional<segd> transposition_groups(const value& starts, const value& strides, const segd& s) {
+  if (starts.which() != value::int_ || strides.which() != value::int_) return std::nullopt;
+  if (starts.is_splat() && strides.is_splat()) {  // one group
+    const std::int64_t n = starts.length();
+    const std::int32_t* each = strides.splat_scalar<std::int32_t>();
+    if (starts.splat_step() != 1 || starts.as<int_vec>()[0] != 0 || each == nullptr || *each != n ||
+        strides.length() != n || s.segments() != n)
+      return std::nullopt;
+    return segd::single(n);
+  }
+  const auto* a = starts.lazy() != nullptr ? std::get_if<affine>(&starts.lazy()->form) : nullptr;
+  const auto* e = strides.lazy() != nullptr ? std::get_if<expanded>(&strides.lazy()->form) : nullptr;
+  if (a == nullptr || e == nullptr || !e->values->is_stored() || !same_lengths(a->shape, e->shape) ||
+      a->shape.elements() != s.segments())
+    return std::nullopt;
+  const segd& groups = a->shape;
+  const int_vec& lengths = e->values->as<int_vec>();
+  for (std::int64_t c = 0; c < groups.segments(); ++c)
+    if (a->starts[c] != 0 || a->strides[c] != 1 || lengths[c] != groups.length(c)) return std::nullopt;
+  return groups;
+}
+
+}  // namespace
 
 bool machine::index_lazily() {  // start stride segd
   need(3);
@@ -123,6 +156,16 @@ bool machine::index_lazily() {  // start stride segd
     same_length(n, at(1).length(), "the descriptor's segments", "the strides");
     return finish(3, slot(stack_[stack_.size() - 3])), true;
   }
+  // NESL's TRANSPOSE-INDEX with lazy starts and strides: kept in O(groups)
+  // (the checks below would write both out, one INT per segment).
+  if (at(0).which() == value::segdes) {
+    const segd& s = at(0).as<segd>();
+    if (auto groups = transposition_groups(at(2), at(1), s);
+        groups && s.segments() >= 2 && s.elements() >= lazy_min && s.elements() >= lazy_ratio * s.segments()) {
+      const std::int64_t words = descriptor_words(*groups) + descriptor_words(s);
+      return finish(3, make_lazy(value::int_, s.elements(), words, transposed{*std::move(groups), s})), true;
+    }
+  }
   // The checks in the order of INDEX's own (execute.cpp), so a bad program
   // gets the same error whichever path takes it.
   const int_vec& start = ints(3, 1);
@@ -131,7 +174,7 @@ bool machine::index_lazily() {  // start stride segd
   same_length(s.segments(), start.size(), "the descriptor's segments", "the starts");
   same_length(s.segments(), stride.size(), "the descriptor's segments", "the strides");
   if (s.segments() < 2 || s.elements() < lazy_min || s.elements() < lazy_ratio * s.segments()) return false;
-  const std::int64_t words = words_for<std::int32_t>(2 * s.segments()) + segd_words(s.segments());
+  const std::int64_t words = words_for<std::int32_t>(2 * s.segments()) + descriptor_words(s);
   return finish(3, make_lazy(value::int_, s.elements(), words, affine{start, stride, s})), true;
 }
 
@@ -181,10 +224,14 @@ bool machine::permute_to_replication() {  // data index segd
   if (data.lazy() == nullptr || index.lazy() == nullptr || data.which() != vec_of<T>::kind || at(0).which() != value::segdes) return false;
   const auto* e = std::get_if<expanded>(&data.lazy()->form);
   const auto* a = std::get_if<affine>(&index.lazy()->form);
-  if (e == nullptr || a == nullptr || !same_lengths(e->shape, a->shape)) return false;
+  const auto* x = std::get_if<transposed>(&index.lazy()->form);
+  if (e == nullptr || (a == nullptr && x == nullptr) || !same_lengths(e->shape, a != nullptr ? a->shape : x->shape))
+    return false;
   const segd& s = e->shape;
   const segd& s2 = at(0).as<segd>();
   if (s2.elements() != s.elements()) return false;
+  // A transposed index has its groups: one per segment of s2.
+  if (x != nullptr && x->groups.segments() != s2.segments()) return false;
   const std::int64_t m = s.segments();
   std::vector<std::int64_t> group_start, group_size, copies;
   std::int64_t g = 0;
@@ -195,8 +242,19 @@ bool machine::permute_to_replication() {  // data index segd
       if (g >= m || (k = s.length(g)) <= 0 || len % k != 0) return false;
       n = len / k;
       if (n > m - g || n > std::numeric_limits<std::int32_t>::max()) return false;
-      for (std::int64_t i = 0; i < n; ++i)
-        if (s.length(g + i) != k || a->starts[g + i] != i || a->strides[g + i] != n) return false;
+      if (x != nullptr) {
+        // Starts e and strides n by construction: only the lengths to check,
+        // none when s is uniform. O(1) per group then.
+        if (x->groups.length(c) != n) return false;
+        if (s.uniform_length() < 0)
+          for (std::int64_t i = 0; i < n; ++i)
+            if (s.length(g + i) != k) return false;
+      } else {
+        for (std::int64_t i = 0; i < n; ++i)
+          if (s.length(g + i) != k || a->starts[g + i] != i || a->strides[g + i] != n) return false;
+      }
+    } else if (x != nullptr && x->groups.length(c) != 0) {
+      return false;
     }
     group_start.push_back(g);
     group_size.push_back(n);

@@ -240,13 +240,20 @@ constexpr std::int64_t words_for(std::int64_t n) noexcept {
   else return n;
 }
 
+// 8-byte words a descriptor holds: its lengths and starts, two per segment;
+// two for a uniform one, which computes them (arrays it may build on demand
+// are a cache, not counted).
+inline std::int64_t descriptor_words(const segd& s) noexcept {
+  return s.uniform_length() >= 0 ? 2 : 2 * s.segments();
+}
+
 inline std::int64_t value::words() const noexcept {
   if (lazy_) return lazy_words(*lazy_);
   switch (which()) {
     case int_: return words_for<std::int32_t>(std::get<int_vec>(v_).size());
     case bool_: return words_for<bool>(std::get<bool_vec>(v_).size());
     case float_: return words_for<double>(std::get<float_vec>(v_).size());
-    case segdes: return 2 * std::get<segd>(v_).segments();
+    case segdes: return descriptor_words(std::get<segd>(v_));
     case pair: {
       const auto& p = *std::get<pair_ptr>(v_);
       return p.first.words() + p.second.words();

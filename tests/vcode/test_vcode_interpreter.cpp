@@ -613,3 +613,27 @@ TEST_CASE("run: DIST, INDEX and MAKE_SEGDES over repeated values keep their argu
   CHECK(run_text(permute_ones("(0 0 0)")).out == "( 5 6 7 )\n");
   CHECK(error_of(permute_ones("(0 1 0)")).find("index 1 at position 1 outside its segment") != std::string::npos);
 }
+
+TEST_CASE("run: NESL's TRANSPOSE-INDEX over lazy starts and strides gives the same elements as over stored ones") {
+  // starts: INDEX (0, 1) over groups of 8000 and 12000; strides: DIST of
+  // `lengths` over the same groups; then INDEX over 20000 segments of 3.
+  // With lengths equal to the groups' this is a transposition (kept as
+  // lazy.hpp's `transposed`); `force` writes an entry out (OR with itself),
+  // so the same program also runs the plain INDEX on stored vectors.
+  const std::string force = "COPY 1 0\nOR INT\n";
+  const auto transpose = [&](const std::string& lengths, const std::string& f) {
+    return main_of("CONST INT (0 0)\nCONST INT (1 1)\nCONST INT (8000 12000)\nMAKE_SEGDES\nINDEX\n" + f +
+                   "CONST INT " + lengths + "\nCONST INT (8000 12000)\nMAKE_SEGDES\nDIST INT\n" + f +
+                   "CONST INT (3)\nCONST INT (20000)\nMAKE_SEGDES\nDIST INT\nMAKE_SEGDES\nINDEX\n" + force);
+  };
+  const std::string lazy = run_text(transpose("(8000 12000)", "")).out;
+  CHECK(lazy == run_text(transpose("(8000 12000)", force)).out);
+  // Segment e of a group of n is e, e + n, e + 2n.
+  CHECK(lazy.find("( 0 8000 16000 1 8001 16001 2 8002 16002 ") == 0);
+  CHECK(lazy.find(" 7999 15999 23999 0 12000 24000 1 12001 24001 ") != std::string::npos);
+  CHECK(lazy.find(" 11999 23999 35999 )") != std::string::npos);
+  // Strides that are not the groups' lengths: not a transposition, the same result either way.
+  const std::string other = run_text(transpose("(8000 11999)", "")).out;
+  CHECK(other == run_text(transpose("(8000 11999)", force)).out);
+  CHECK(other.find(" 0 11999 23998 ") != std::string::npos);
+}
