@@ -81,6 +81,22 @@ std::vector<std::pair<std::int64_t, double>> gather_results(const vseg::array<st
   return result;
 }
 
+// Every piece of ys holds the global elements of g it claims; O(elements).
+void check_pieces(const nested<double>& ys, const global_array& g) {
+  std::vector<std::int64_t> starts{0};
+  for (auto len : g.lengths) starts.push_back(starts.back() + len);
+  const auto& p = ys.pieces();
+  for (std::int64_t k = 0; k < p.size(); ++k) {
+    const std::int64_t id = ys.piece_ids()[k];
+    const auto piece = p[k];
+    const std::int64_t first = ys.piece_starts()[k];
+    CHECK(first >= starts[id]);
+    if (!ys.spec().splits_segments()) CHECK(first == starts[id]);
+    REQUIRE(first + static_cast<std::int64_t>(piece.size()) <= starts[id + 1]);
+    CHECK(std::equal(piece.begin(), piece.end(), g.data.begin() + first));
+  }
+}
+
 std::vector<sharding> all_specs(std::int64_t m) {
   std::vector<std::int64_t> offsets(static_cast<std::size_t>(nranks()) + 1, m);
   offsets[0] = 0;
@@ -154,11 +170,9 @@ TEST_CASE("reshard to every spec keeps the elements; plans are cached; equal spe
     MPI_Allreduce(&held, &total, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
     if (spec == sharding::replicated()) CHECK(total == m * nranks());
     else if (!spec.splits_segments()) CHECK(total == m);
-    if (spec != sharding::cyclic()) {
-      const auto back = ys.reshard(sharding::block());
-      const auto again = xs.reshard(sharding::block());
-      CHECK(vseg::to_vectors(back.pieces()) == vseg::to_vectors(again.pieces()));
-    }
+    const auto back = ys.reshard(sharding::block());
+    const auto again = xs.reshard(sharding::block());
+    CHECK(vseg::to_vectors(back.pieces()) == vseg::to_vectors(again.pieces()));
   }
 
   // Equal specs: the array itself, no message.
@@ -183,6 +197,59 @@ TEST_CASE("reshard to every spec keeps the elements; plans are cached; equal spe
     if (r != rank())
       leaving += std::max<std::int64_t>(0, std::min(from[rank() + 1], to[r + 1]) - std::max(from[rank()], to[r]));
   CHECK(t.by_function["MPI_Alltoallv"].second == leaving * static_cast<std::int64_t>(sizeof(double)));
+}
+
+TEST_CASE("reshard from every spec to every spec, cyclic sources included; planned once, then one take") {
+  const auto g = make_global();
+  const auto xs = distribute(g);
+  const auto m = static_cast<std::int64_t>(g.lengths.size());
+  for (const auto& from : all_specs(m)) {
+    const auto source = xs.reshard(from);
+    for (const auto& to : all_specs(m)) {
+      CAPTURE(from);
+      CAPTURE(to);
+      const auto ys = source.reshard(to);
+      CHECK(ys.spec() == to);
+      check_pieces(ys, g);
+      // Every segment held (every rank for replicated); with split, every element once.
+      std::int64_t held[2] = {ys.pieces().size(), 0};
+      for (std::int64_t k = 0; k < ys.pieces().size(); ++k) held[1] += static_cast<std::int64_t>(ys.pieces()[k].size());
+      std::int64_t total[2] = {0, 0};
+      MPI_Allreduce(held, total, 2, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+      const std::int64_t copies = to == sharding::replicated() ? nranks() : 1;
+      if (!to.splits_segments()) CHECK(total[0] == m * copies);
+      CHECK(total[1] == static_cast<std::int64_t>(g.data.size()) * copies);
+    }
+  }
+
+  // From cyclic, planned: the spec's agreement, then the take (its check and
+  // one Alltoallv of exactly the elements that change rank).
+  const auto cyclic = xs.reshard(sharding::cyclic());
+  for (const auto& to : {sharding::balanced(), sharding::split()}) {
+    CAPTURE(to);
+    (void)cyclic.reshard(to);
+    reset_traffic();
+    const auto ys = cyclic.reshard(to);
+    auto t = counted_traffic();
+    CHECK(t.calls == 3);
+    CHECK(t.by_function["MPI_Allreduce"].first == 2);
+    CHECK(t.by_function["MPI_Alltoallv"].first == 1);
+    const auto& lo = ys.placement().first_element;
+    std::int64_t leaving = 0;
+    for (std::int64_t k = 0; k < cyclic.pieces().size(); ++k) {
+      const std::int64_t start = cyclic.piece_starts()[k];
+      const std::int64_t end = start + static_cast<std::int64_t>(cyclic.pieces()[k].size());
+      leaving += end - start - std::max<std::int64_t>(0, std::min(end, lo[rank() + 1]) - std::max(start, lo[rank()]));
+    }
+    CHECK(t.by_function["MPI_Alltoallv"].second == leaving * static_cast<std::int64_t>(sizeof(double)));
+  }
+  // Cyclic to cyclic: the array itself, no message.
+  reset_traffic();
+  const auto same = cyclic.reshard(sharding::cyclic());
+  CHECK(counted_traffic().calls == 0);
+  if (cyclic.pieces().size() > 0) CHECK(same.pieces()[0].data() == cyclic.pieces()[0].data());
+  // Bad offsets from a cyclic source: the same exception on every rank.
+  CHECK_THROWS_AS((void)cyclic.reshard(sharding::offsets({0, m + 1})), std::invalid_argument);
 }
 
 // The arrays a reshard returns are streamed by every later product (SpMV's

@@ -229,9 +229,10 @@ class nested {
   // virtual segments are its pieces). Equal specs
   // return this array (no message); otherwise the plan (target layout, the
   // lengths and an element-level global_indexer) is built on the first call
-  // for `spec` and reused. Throws std::invalid_argument on every rank for a
-  // cyclic source or bad offsets. Cost once planned: an MPI_Allreduce on
-  // the spec, then one take of the moved elements (MPI_Allreduce, MPI_Alltoallv).
+  // for `spec` and reused; every spec reshards to every other (but mesh).
+  // Throws std::invalid_argument on every rank for bad offsets or a mesh
+  // spec. Cost once planned: an MPI_Allreduce on the spec, then one take of
+  // the moved elements (MPI_Allreduce, MPI_Alltoallv).
   nested reshard(const sharding& spec) const { return detail::reshard_impl(*this, spec); }
 
  private:
