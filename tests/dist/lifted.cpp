@@ -412,6 +412,53 @@ TEST_CASE("pack keeps the flagged segments, rebalanced on request") {
                   std::invalid_argument);
 }
 
+TEST_CASE("pack under split: a giant segment split across ranks kept or dropped; folds keep the single-node bits") {
+  const auto g = make_global();
+  const auto xs = distribute(g).reshard(sharding::split());
+  for (const std::int64_t every : {3, 7}) {  // segment 150 (split on 2+ ranks) kept, then dropped
+    CAPTURE(every);
+    std::vector<bool> keep;
+    for (std::int64_t k = 0; k < xs.pieces().size(); ++k) keep.push_back(xs.piece_ids()[k] % every == 0);
+    global_array kept_g;  // the reference: the kept segments of g, in order
+    std::int64_t at = 0;
+    for (std::size_t s = 0; s < g.lengths.size(); ++s) {
+      if (static_cast<std::int64_t>(s) % every == 0) {
+        kept_g.lengths.push_back(g.lengths[s]);
+        kept_g.data.insert(kept_g.data.end(), g.data.begin() + at, g.data.begin() + at + g.lengths[s]);
+      }
+      at += g.lengths[s];
+    }
+    const auto flags = vseg::array<bool>(keep);
+    const auto kept = pack(xs, flags);
+    CHECK(kept.spec() == sharding::split());
+    CHECK(kept.global_segments() == static_cast<std::int64_t>(kept_g.lengths.size()));
+    CHECK(kept.global_elements() == static_cast<std::int64_t>(kept_g.data.size()));
+    check_pieces(kept, kept_g);
+    // Split's cuts of the packed shape: sum_s has the single-node bits.
+    const auto whole = vseg::nested<double>::from_lengths(vseg::array<std::int64_t>(kept_g.lengths),
+                                                          vseg::array<double>(kept_g.data));
+    const auto serial = vseg::sum_s(whole);
+    const auto sums = gather_results(kept.piece_ids(), sum_s(kept));
+    CHECK(sums.size() == kept_g.lengths.size());
+    for (const auto& [id, value] : sums) CHECK(bits(value) == bits(serial[id]));
+    const auto balanced = pack(xs, flags, rebalance::yes);
+    CHECK(balanced.spec() == sharding::balanced());
+    check_pieces(balanced, kept_g);
+  }
+  // One rank flags its continued piece of a split segment differently: the
+  // same exception on every rank.
+  std::vector<bool> keep(static_cast<std::size_t>(xs.pieces().size()), true);
+  std::vector<std::int64_t> starts{0};
+  for (auto len : g.lengths) starts.push_back(starts.back() + len);
+  const bool continued = !keep.empty() && xs.piece_starts()[0] > starts[xs.piece_ids()[0]];
+  if (continued) keep[0] = false;
+  std::int64_t flipped = continued, any = 0;
+  MPI_Allreduce(&flipped, &any, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+  if (nranks() > 1) CHECK(any > 0);
+  if (any > 0) CHECK_THROWS_WITH_AS((void)pack(xs, vseg::array<bool>(keep)), doctest::Contains("whose flags for it differ"),
+                                    std::invalid_argument);
+}
+
 TEST_CASE("take_agreed: the checked take once per item size, then no agreement message; same items as take") {
   const auto d = distribution::uniform(40, MPI_COMM_WORLD);
   std::vector<std::int64_t> indices;  // every rank asks for items of every rank, in reverse

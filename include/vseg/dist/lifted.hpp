@@ -14,7 +14,8 @@
 //                         x replicated: local; x sharded: the needed elements
 //                         of x fetched through a gather plan built once per
 //                         (indices, placement of x) and cached
-//   pack                  local, optionally rebalanced (reshard to balanced)
+//   pack                  local, optionally rebalanced (reshard to balanced);
+//                         under split, resharded to split (vseg/dist/pack.hpp)
 //
 // The lifted operations work on the pieces one to one, so they need arrays
 // whose virtual segments are their pieces (no replicate/expand of vsegids).
@@ -374,26 +375,6 @@ auto index_l(const replicated<T>& r, const nested<I>& is) {
   return planned(std::move(fetched).freeze());
 }
 
-// The virtual segments whose flag is true (flags: one per local piece),
-// then, with rebalance::yes, resharded to `balanced`. Collective (the new
-// placement: one MPI_Allgather, one MPI_Allreduce). O(local segments).
-enum class rebalance { no, yes };
-template <class T>
-nested<T> pack(const nested<T>& xs, const array<bool>& flags, rebalance again = rebalance::no) {
-  detail::require_pieces(xs, "dist::pack");
-  if (xs.spec().splits_segments() || !xs.spec().contiguous())
-    vseg::detail::throw_invalid("dist::pack", "needs whole segments in contiguous blocks, not ", xs.spec());
-  detail::error_collector errs("dist::pack", detail::nested_access::where(xs)->rank);
-  if (flags.size() != xs.pieces().size())
-    errs.invalid("flags has size ", flags.size(), " but this rank holds ", xs.pieces().size(), " segments");
-  detail::agree(xs.comm(), errs);
-  // The kept segments as pieces of their own (culled, identity): no element copied.
-  const vseg::nested<T> packed = vseg::pack(xs.pieces(), flags).cull();
-  auto kept = nested<T>::from_local(
-      vseg::nested<T>::from_vsegd_unchecked({packed.blocks().begin(), packed.blocks().end()},
-                                            vsegd::identity(packed.descriptor().scattered())),
-      xs.comm());
-  return again == rebalance::yes ? kept.reshard(sharding::balanced()) : kept;
-}
-
 }  // namespace vseg::dist
+
+#include "vseg/dist/pack.hpp"
