@@ -307,6 +307,54 @@ TEST_CASE("sum_s, fold_s and scan_s: the bits of the single-node fold on every s
   }
 }
 
+TEST_CASE("sum_s and fold_s of replicated or expanded vsegids: one value per virtual segment, single-node bits") {
+  const auto g = make_global();
+  const auto whole = vseg::nested<double>::from_lengths(vseg::array<std::int64_t>(g.lengths), vseg::array<double>(g.data));
+  const auto serial = vseg::sum_s(whole);
+  const auto serial_max = vseg::fold_s(whole, vseg::maximum<double>{});
+  const auto xs = distribute(g);
+  const auto m = static_cast<std::int64_t>(g.lengths.size());
+  const auto check = [&](const nested<double>& vs) {
+    REQUIRE_FALSE(vs.identity_virtual());
+    const auto sums = sum_s(vs);
+    const auto maxima = fold_s(vs, vseg::maximum<double>{});
+    REQUIRE(sums.size() == vs.local_virtual_size());
+    std::int64_t differ = 0;
+    for (std::int64_t k = 0; k < sums.size(); ++k) {
+      const auto j = vs.vsegids()[static_cast<std::size_t>(k)];
+      differ += bits(sums[k]) != bits(serial[j]) || bits(maxima[k]) != bits(serial_max[j]);
+    }
+    CHECK(differ == 0);
+  };
+  for (const auto& spec : all_specs(m)) {
+    CAPTURE(spec);
+    const auto ys = xs.reshard(spec);
+    check(ys.replicate(2));
+    std::vector<std::int64_t> counts;
+    for (std::int64_t k = 0; k < ys.local_virtual_size(); ++k) counts.push_back(k % 3);
+    const auto expanded = ys.expand(counts);
+    check(expanded);
+    // The plan is cached: the second fold is one take (2 calls), none when replicated.
+    (void)sum_s(expanded);
+    reset_traffic();
+    (void)sum_s(expanded);
+    const auto t = counted_traffic();
+    const std::int64_t fold_calls = spec.splits_segments() ? 2 : 0;  // the split fold's allgather(v)
+    CHECK(t.calls == fold_calls + (spec == sharding::replicated() ? 0 : 2));
+  }
+  // Virtual segments naming segments held by other ranks (offsets layout):
+  // segment (7 r + 11) mod M, for every rank r, on every rank.
+  std::vector<std::int64_t> far;
+  for (int r = 0; r < nranks(); ++r) far.push_back((7 * r + 11 * (rank() + 1)) % m);
+  const auto named = nested<double>(xs.local_segments(), far, MPI_COMM_WORLD);
+  check(named);
+  // A mesh block with replicated vsegids: the same exception on every rank.
+  auto mesh = std::make_shared<const process_mesh>(sharding::mesh(), MPI_COMM_WORLD);
+  const auto block = mesh_block(vseg::nested<double>::from({{1.0, 2.0}, {3.0}}), mesh);
+  CHECK_THROWS_WITH_AS((void)sum_s(block.replicate(2)), doctest::Contains("take_v its segments first"),
+                       std::invalid_argument);
+}
+
 TEST_CASE("map and zip_with are local; different placements fail on every rank alike") {
   const auto g = make_global();
   const auto xs = distribute(g).reshard(sharding::balanced());

@@ -18,7 +18,8 @@
 //                         under split, resharded to split (vseg/dist/pack.hpp)
 //
 // The lifted operations work on the pieces one to one, so they need arrays
-// whose virtual segments are their pieces (no replicate/expand of vsegids).
+// whose virtual segments are their pieces (no replicate/expand of vsegids),
+// except fold_s and sum_s, which fold the pieces and gather per vsegid.
 #pragma once
 
 #include <mpi.h>
@@ -62,6 +63,15 @@ void require_pieces(const nested<T>& xs, const char* operation) {
     vseg::detail::throw_invalid(operation, "needs an array whose virtual segments are its pieces (this one was "
                                            "replicated or expanded: take_v its segments first)");
 }
+
+// Whether A is a distributed nested array (not a lifted expression).
+template <class A>
+inline constexpr bool is_dist_nested = false;
+template <class T>
+inline constexpr bool is_dist_nested<nested<T>> = true;
+// fold_s of an array whose vsegids were replicated or expanded (virtual_fold.hpp).
+template <class T, class Monoid>
+array<T> fold_virtual(const nested<T>& xs, const Monoid& mon);
 
 template <class T>
 expr<vseg::nested<T>> as_expr(const nested<T>& xs, const char* operation) {
@@ -192,9 +202,13 @@ array<typename E::value_type> fold_mesh_serial(const expr<E>& e, const row_fold&
 // this rank owns: under mesh_fold::serial the single-node bits (a chain of
 // MPI_Isend/MPI_Recv per chunk of rows along the process row, then one
 // MPI_Alltoallv), under column_blocks the block's row folds combined across
-// the process row (one MPI_Alltoallv). O(local elements + pieces).
+// the process row (one MPI_Alltoallv). On an array whose vsegids were
+// replicated or expanded: one value per virtual segment (detail/virtual_fold.hpp).
+// O(local elements + pieces).
 template <class A, class Monoid>
 array<typename A::value_type> fold_s(const A& a, const Monoid& mon) {
+  if constexpr (detail::is_dist_nested<A>)
+    if (!a.identity_virtual()) return detail::fold_virtual(a, mon);
   const auto& e = detail::as_expr(a, "dist::fold_s");
   if (e.where->across && e.where->across->chain) return detail::fold_mesh_serial(e, *e.where->across, mon);
   array<typename A::value_type> partials = detail::fold_pieces(e, mon);
@@ -377,4 +391,5 @@ auto index_l(const replicated<T>& r, const nested<I>& is) {
 
 }  // namespace vseg::dist
 
+#include "vseg/dist/detail/virtual_fold.hpp"
 #include "vseg/dist/pack.hpp"

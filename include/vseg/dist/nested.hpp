@@ -341,6 +341,7 @@ class nested {
     result.identity_ = false;
     result.local_virtual_.reset();
     result.vsegid_plan_.reset();
+    result.plans_ = std::make_shared<plan_list>();  // plans on vsegids (fold_s's) are per array: not shared
     return result;
   }
 
@@ -355,8 +356,8 @@ class nested {
   mutable std::shared_ptr<global_indexer> vsegid_plan_;
   // Plans by name ("reshard " + spec, "gather " + ...), shared by the copies
   // of this array.
-  mutable std::shared_ptr<std::vector<std::pair<std::string, std::shared_ptr<const void>>>> plans_ =
-      std::make_shared<std::vector<std::pair<std::string, std::shared_ptr<const void>>>>();
+  using plan_list = std::vector<std::pair<std::string, std::shared_ptr<const void>>>;
+  mutable std::shared_ptr<plan_list> plans_ = std::make_shared<plan_list>();
 };
 
 namespace detail {

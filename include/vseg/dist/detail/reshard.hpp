@@ -113,10 +113,7 @@ std::shared_ptr<const reshard_plan<T>> build_reshard_plan(const nested<T>& xs, c
   if (replicated_source) {
     for (auto j : asked) ends.push_back(piece_ends[static_cast<std::size_t>(j)]);
   } else if (cyclic_source) {
-    // Rank r holds the segments r, r + p, ...: ceil((M - r) / p) of them.
-    const std::int64_t m = from.where.segments;
-    std::vector<std::int64_t> segment_offsets(static_cast<std::size_t>(p) + 1, 0);
-    for (int r = 0; r < p; ++r) segment_offsets[r + 1] = segment_offsets[r] + (m > r ? (m - r + p - 1) / p : 0);
+    const std::vector<std::int64_t> segment_offsets = cyclic_offsets(from.where.segments, p);
     std::int64_t mine = 0;
     for (std::int64_t k = 0; k < pieces; ++k) mine += lengths[k];
     check_mpi(MPI_Allgather(&mine, 1, MPI_INT64_T, local_elements.data() + 1, 1, MPI_INT64_T, from.comm),
