@@ -11,8 +11,10 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <cstdint>
 #include <memory>
+#include <random>
 #include <stdexcept>
 #include <vector>
 
@@ -386,4 +388,68 @@ TEST_CASE("from_mesh_blocks: bad input throws the same exception on every rank, 
   if (some > 0)
     CHECK_THROWS_WITH_AS(from_mesh_blocks(bad_cols, bad_v, column_cuts, MPI_COMM_WORLD),
                          doctest::Contains("outside column block"), std::out_of_range);
+}
+
+// scan_s on mesh blocks: each block's slices of the rows carry the
+// single-node vseg::scan_s of the whole matrix, bit for bit, on every mesh
+// and both fold orders (the scan does not depend on the fold order).
+TEST_CASE("scan_s on mesh blocks: the single-node scan_s bits of the whole matrix, every mesh") {
+  const int p = nranks();
+  for (const auto& spec : {sharding::mesh(), sharding::mesh(1, p), sharding::mesh(p, 1)})
+    for (const mesh_fold order : {mesh_fold::serial, mesh_fold::column_blocks}) {
+      INFO(spec << ", " << order);
+      auto mesh = std::make_shared<const process_mesh>(spec, MPI_COMM_WORLD);
+      const std::int64_t r = mesh->rows(), c = mesh->cols(), rows = 23, columns = 30;
+      std::vector<std::int64_t> row_cuts, column_cuts;
+      for (std::int64_t t = 0; t <= r; ++t) row_cuts.push_back(rows * t / r + (t > 0 && t < r ? 1 : 0));
+      if (r >= 3) row_cuts[2] = row_cuts[1];  // row block 1 empty
+      for (std::int64_t t = 0; t <= c; ++t) column_cuts.push_back(columns * t / c);
+      whole_matrix m = make_matrix(rows, columns, 0, 0);
+      // Values that round differently in another order, and one long row
+      // over three of the scan's blocks (tuning::segmented_block): the
+      // single-node scan re-associates there (a plain left-to-right scan of
+      // the rows fails this test).
+      const std::int64_t long_row = 5;
+      auto rng = rng_for(9, 0);
+      std::uniform_real_distribution<double> u(-1.0, 1.0);
+      for (std::int64_t k = 0; k < 3 * vseg::tuning::segmented_block + 300; ++k) {
+        m.cols[long_row].push_back(k % columns);
+        m.vals[long_row].push_back(u(rng) * std::ldexp(1.0, static_cast<int>(rng() % 20)));
+      }
+      std::sort(m.cols[long_row].begin(), m.cols[long_row].end());
+      const auto [cols, vals] = rows_1d<std::int32_t>(m);
+      const auto blocks = to_mesh_blocks(cols, vals, mesh, row_cuts, column_cuts, order);
+      const auto scanned = scan_s(blocks.vals, vseg::plus<double>{});
+      CHECK(scanned.placement() == blocks.vals.placement());
+
+      std::vector<std::int64_t> whole_lengths;
+      std::vector<double> whole_vals;
+      for (const auto& vs : m.vals) {
+        whole_lengths.push_back(static_cast<std::int64_t>(vs.size()));
+        whole_vals.insert(whole_vals.end(), vs.begin(), vs.end());
+      }
+      const auto expected = vseg::scan_s(vseg::nested<double>::from_lengths(
+          vseg::array<std::int64_t>(std::move(whole_lengths)), vseg::array<double>(std::move(whole_vals))));
+      const auto i = static_cast<std::size_t>(mesh->row()), j = static_cast<std::size_t>(mesh->col());
+      REQUIRE(scanned.pieces().size() == row_cuts[i + 1] - row_cuts[i]);
+      std::int64_t differ = 0, compared = 0;
+      for (std::int64_t row = row_cuts[i]; row < row_cuts[i + 1]; ++row) {
+        const auto u = static_cast<std::size_t>(row);
+        const auto got = scanned.pieces()[row - row_cuts[i]];
+        std::int64_t t = 0;
+        for (std::size_t k = 0; k < m.cols[u].size(); ++k)
+          if (m.cols[u][k] >= column_cuts[j] && m.cols[u][k] < column_cuts[j + 1]) {
+            const bool inside = t < static_cast<std::int64_t>(got.size());
+            differ += !inside || std::bit_cast<std::uint64_t>(got[t]) !=
+                                     std::bit_cast<std::uint64_t>(expected[row][static_cast<std::int64_t>(k)]);
+            ++t;
+            ++compared;
+          }
+        CHECK(t == static_cast<std::int64_t>(got.size()));
+      }
+      CHECK(differ == 0);
+      std::int64_t all = 0;
+      MPI_Allreduce(&compared, &all, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+      CHECK(all > 3 * vseg::tuning::segmented_block);
+    }
 }

@@ -72,6 +72,9 @@ inline constexpr bool is_dist_nested<nested<T>> = true;
 // fold_s of an array whose vsegids were replicated or expanded (virtual_fold.hpp).
 template <class T, class Monoid>
 array<T> fold_virtual(const nested<T>& xs, const Monoid& mon);
+// scan_s of a mesh block (mesh_scan.hpp).
+template <class T, class Monoid>
+nested<T> scan_mesh(const nested<T>& block, const Monoid& mon);
 
 template <class T>
 expr<vseg::nested<T>> as_expr(const nested<T>& xs, const char* operation) {
@@ -224,14 +227,14 @@ array<typename A::value_type> sum_s(const A& a) {
 
 // Per segment, the exclusive scan with the monoid, the same bits as
 // vseg::scan_s on the whole array on one node; same placement. Local unless
-// the spec is `split` (then one MPI_Allgather and one MPI_Allgatherv).
-// O(local elements + pieces).
+// the spec is `split` (then one MPI_Allgather and one MPI_Allgatherv); on a
+// mesh block, each row scanned whole at its owner and sent back
+// (detail/mesh_scan.hpp). O(local elements + pieces).
 template <class T, class Monoid>
 nested<T> scan_s(const nested<T>& xs, const Monoid& mon) {
   detail::require_pieces(xs, "dist::scan_s");
-  if (detail::nested_access::where(xs)->across)  // the same on every rank: every block has its plan
-    vseg::detail::throw_invalid("dist::scan_s", "a scan across a process mesh's row is not built "
-                                                "(mesh blocks fold only)");
+  // On mesh blocks (every block has the plan): the rows scanned at their owners (detail/mesh_scan.hpp).
+  if (detail::nested_access::where(xs)->across) return detail::scan_mesh(xs, mon);
   const vseg::nested<T>& local = xs.pieces();
   const auto [lengths, data] = detail::nested_access::contiguous(xs);
   const T* d = data.data();
@@ -391,5 +394,6 @@ auto index_l(const replicated<T>& r, const nested<I>& is) {
 
 }  // namespace vseg::dist
 
+#include "vseg/dist/detail/mesh_scan.hpp"
 #include "vseg/dist/detail/virtual_fold.hpp"
 #include "vseg/dist/pack.hpp"
