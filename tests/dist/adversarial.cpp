@@ -438,6 +438,25 @@ TEST_CASE("every collective operation: one rank's bad input fails the same way o
          const std::size_t size = static_cast<std::size_t>(n.pieces().size()) + (is_odd() ? 1 : 0);
          (void)pack(n, vseg::array<bool>(std::vector<bool>(size, true)));
        }},
+      // One segment of 4 fold blocks on rank 0, split over every rank; the
+      // odd rank drops its piece of it, the others keep theirs.
+      {"pack", "a split segment's pieces flagged differently", "invalid_argument",
+       {"whose flags for it differ", "and " + std::to_string(odd())},
+       [&] {
+         const std::int64_t n = rank() == 0 ? 4 * vseg::tuning::segmented_block : 0;
+         variable<int> one{rank() == 0 ? std::vector<std::int64_t>{n} : std::vector<std::int64_t>{},
+                           std::vector<int>(static_cast<std::size_t>(n), 1)};
+         const auto xs = nested<int>::from_segments(std::move(one), MPI_COMM_WORLD).reshard(sharding::split());
+         (void)pack(xs, vseg::array<bool>(std::vector<bool>(static_cast<std::size_t>(xs.pieces().size()), !is_odd())));
+       }},
+      {"reshard", "from cyclic, other offsets", "invalid_argument", {"ranks disagree on the hash of the offsets"},
+       [&] {
+         const auto n = nested<int>::from_segments(segments, MPI_COMM_WORLD).reshard(sharding::cyclic());
+         std::vector<std::int64_t> offsets(p1, n.global_segments());
+         offsets[0] = 0;
+         if (is_odd()) offsets[1] = 1;
+         (void)n.reshard(sharding::offsets(offsets));
+       }},
       // A p x 1 mesh, 2 rows a rank (row blocks of 2 rows), 10 columns.
       {"to_mesh_blocks", "a column out of range", "out_of_range", {odd_rank(), "column 10"},
        [&] {

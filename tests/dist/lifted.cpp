@@ -81,6 +81,22 @@ std::vector<std::pair<std::int64_t, double>> gather_results(const vseg::array<st
   return result;
 }
 
+// Every piece of ys holds the global elements of g it claims; O(elements).
+void check_pieces(const nested<double>& ys, const global_array& g) {
+  std::vector<std::int64_t> starts{0};
+  for (auto len : g.lengths) starts.push_back(starts.back() + len);
+  const auto& p = ys.pieces();
+  for (std::int64_t k = 0; k < p.size(); ++k) {
+    const std::int64_t id = ys.piece_ids()[k];
+    const auto piece = p[k];
+    const std::int64_t first = ys.piece_starts()[k];
+    CHECK(first >= starts[id]);
+    if (!ys.spec().splits_segments()) CHECK(first == starts[id]);
+    REQUIRE(first + static_cast<std::int64_t>(piece.size()) <= starts[id + 1]);
+    CHECK(std::equal(piece.begin(), piece.end(), g.data.begin() + first));
+  }
+}
+
 std::vector<sharding> all_specs(std::int64_t m) {
   std::vector<std::int64_t> offsets(static_cast<std::size_t>(nranks()) + 1, m);
   offsets[0] = 0;
@@ -154,11 +170,9 @@ TEST_CASE("reshard to every spec keeps the elements; plans are cached; equal spe
     MPI_Allreduce(&held, &total, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
     if (spec == sharding::replicated()) CHECK(total == m * nranks());
     else if (!spec.splits_segments()) CHECK(total == m);
-    if (spec != sharding::cyclic()) {
-      const auto back = ys.reshard(sharding::block());
-      const auto again = xs.reshard(sharding::block());
-      CHECK(vseg::to_vectors(back.pieces()) == vseg::to_vectors(again.pieces()));
-    }
+    const auto back = ys.reshard(sharding::block());
+    const auto again = xs.reshard(sharding::block());
+    CHECK(vseg::to_vectors(back.pieces()) == vseg::to_vectors(again.pieces()));
   }
 
   // Equal specs: the array itself, no message.
@@ -183,6 +197,59 @@ TEST_CASE("reshard to every spec keeps the elements; plans are cached; equal spe
     if (r != rank())
       leaving += std::max<std::int64_t>(0, std::min(from[rank() + 1], to[r + 1]) - std::max(from[rank()], to[r]));
   CHECK(t.by_function["MPI_Alltoallv"].second == leaving * static_cast<std::int64_t>(sizeof(double)));
+}
+
+TEST_CASE("reshard from every spec to every spec, cyclic sources included; planned once, then one take") {
+  const auto g = make_global();
+  const auto xs = distribute(g);
+  const auto m = static_cast<std::int64_t>(g.lengths.size());
+  for (const auto& from : all_specs(m)) {
+    const auto source = xs.reshard(from);
+    for (const auto& to : all_specs(m)) {
+      CAPTURE(from);
+      CAPTURE(to);
+      const auto ys = source.reshard(to);
+      CHECK(ys.spec() == to);
+      check_pieces(ys, g);
+      // Every segment held (every rank for replicated); with split, every element once.
+      std::int64_t held[2] = {ys.pieces().size(), 0};
+      for (std::int64_t k = 0; k < ys.pieces().size(); ++k) held[1] += static_cast<std::int64_t>(ys.pieces()[k].size());
+      std::int64_t total[2] = {0, 0};
+      MPI_Allreduce(held, total, 2, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+      const std::int64_t copies = to == sharding::replicated() ? nranks() : 1;
+      if (!to.splits_segments()) CHECK(total[0] == m * copies);
+      CHECK(total[1] == static_cast<std::int64_t>(g.data.size()) * copies);
+    }
+  }
+
+  // From cyclic, planned: the spec's agreement, then the take (its check and
+  // one Alltoallv of exactly the elements that change rank).
+  const auto cyclic = xs.reshard(sharding::cyclic());
+  for (const auto& to : {sharding::balanced(), sharding::split()}) {
+    CAPTURE(to);
+    (void)cyclic.reshard(to);
+    reset_traffic();
+    const auto ys = cyclic.reshard(to);
+    auto t = counted_traffic();
+    CHECK(t.calls == 3);
+    CHECK(t.by_function["MPI_Allreduce"].first == 2);
+    CHECK(t.by_function["MPI_Alltoallv"].first == 1);
+    const auto& lo = ys.placement().first_element;
+    std::int64_t leaving = 0;
+    for (std::int64_t k = 0; k < cyclic.pieces().size(); ++k) {
+      const std::int64_t start = cyclic.piece_starts()[k];
+      const std::int64_t end = start + static_cast<std::int64_t>(cyclic.pieces()[k].size());
+      leaving += end - start - std::max<std::int64_t>(0, std::min(end, lo[rank() + 1]) - std::max(start, lo[rank()]));
+    }
+    CHECK(t.by_function["MPI_Alltoallv"].second == leaving * static_cast<std::int64_t>(sizeof(double)));
+  }
+  // Cyclic to cyclic: the array itself, no message.
+  reset_traffic();
+  const auto same = cyclic.reshard(sharding::cyclic());
+  CHECK(counted_traffic().calls == 0);
+  if (cyclic.pieces().size() > 0) CHECK(same.pieces()[0].data() == cyclic.pieces()[0].data());
+  // Bad offsets from a cyclic source: the same exception on every rank.
+  CHECK_THROWS_AS((void)cyclic.reshard(sharding::offsets({0, m + 1})), std::invalid_argument);
 }
 
 // The arrays a reshard returns are streamed by every later product (SpMV's
@@ -238,6 +305,54 @@ TEST_CASE("sum_s, fold_s and scan_s: the bits of the single-node fold on every s
     }
     CHECK(scan_differ == 0);
   }
+}
+
+TEST_CASE("sum_s and fold_s of replicated or expanded vsegids: one value per virtual segment, single-node bits") {
+  const auto g = make_global();
+  const auto whole = vseg::nested<double>::from_lengths(vseg::array<std::int64_t>(g.lengths), vseg::array<double>(g.data));
+  const auto serial = vseg::sum_s(whole);
+  const auto serial_max = vseg::fold_s(whole, vseg::maximum<double>{});
+  const auto xs = distribute(g);
+  const auto m = static_cast<std::int64_t>(g.lengths.size());
+  const auto check = [&](const nested<double>& vs) {
+    REQUIRE_FALSE(vs.identity_virtual());
+    const auto sums = sum_s(vs);
+    const auto maxima = fold_s(vs, vseg::maximum<double>{});
+    REQUIRE(sums.size() == vs.local_virtual_size());
+    std::int64_t differ = 0;
+    for (std::int64_t k = 0; k < sums.size(); ++k) {
+      const auto j = vs.vsegids()[static_cast<std::size_t>(k)];
+      differ += bits(sums[k]) != bits(serial[j]) || bits(maxima[k]) != bits(serial_max[j]);
+    }
+    CHECK(differ == 0);
+  };
+  for (const auto& spec : all_specs(m)) {
+    CAPTURE(spec);
+    const auto ys = xs.reshard(spec);
+    check(ys.replicate(2));
+    std::vector<std::int64_t> counts;
+    for (std::int64_t k = 0; k < ys.local_virtual_size(); ++k) counts.push_back(k % 3);
+    const auto expanded = ys.expand(counts);
+    check(expanded);
+    // The plan is cached: the second fold is one take (2 calls), none when replicated.
+    (void)sum_s(expanded);
+    reset_traffic();
+    (void)sum_s(expanded);
+    const auto t = counted_traffic();
+    const std::int64_t fold_calls = spec.splits_segments() ? 2 : 0;  // the split fold's allgather(v)
+    CHECK(t.calls == fold_calls + (spec == sharding::replicated() ? 0 : 2));
+  }
+  // Virtual segments naming segments held by other ranks (offsets layout):
+  // segment (7 r + 11) mod M, for every rank r, on every rank.
+  std::vector<std::int64_t> far;
+  for (int r = 0; r < nranks(); ++r) far.push_back((7 * r + 11 * (rank() + 1)) % m);
+  const auto named = nested<double>(xs.local_segments(), far, MPI_COMM_WORLD);
+  check(named);
+  // A mesh block with replicated vsegids: the same exception on every rank.
+  auto mesh = std::make_shared<const process_mesh>(sharding::mesh(), MPI_COMM_WORLD);
+  const auto block = mesh_block(vseg::nested<double>::from({{1.0, 2.0}, {3.0}}), mesh);
+  CHECK_THROWS_WITH_AS((void)sum_s(block.replicate(2)), doctest::Contains("take_v its segments first"),
+                       std::invalid_argument);
 }
 
 TEST_CASE("map and zip_with are local; different placements fail on every rank alike") {
@@ -343,6 +458,53 @@ TEST_CASE("pack keeps the flagged segments, rebalanced on request") {
   if (kept.pieces().size() > 0) CHECK(kept.pieces()[0].data() == xs.pieces()[first_kept].data());
   CHECK_THROWS_AS((void)pack(xs, vseg::array<bool>(std::vector<bool>(rank() == 0 ? 1 : keep.size(), true))),
                   std::invalid_argument);
+}
+
+TEST_CASE("pack under split: a giant segment split across ranks kept or dropped; folds keep the single-node bits") {
+  const auto g = make_global();
+  const auto xs = distribute(g).reshard(sharding::split());
+  for (const std::int64_t every : {3, 7}) {  // segment 150 (split on 2+ ranks) kept, then dropped
+    CAPTURE(every);
+    std::vector<bool> keep;
+    for (std::int64_t k = 0; k < xs.pieces().size(); ++k) keep.push_back(xs.piece_ids()[k] % every == 0);
+    global_array kept_g;  // the reference: the kept segments of g, in order
+    std::int64_t at = 0;
+    for (std::size_t s = 0; s < g.lengths.size(); ++s) {
+      if (static_cast<std::int64_t>(s) % every == 0) {
+        kept_g.lengths.push_back(g.lengths[s]);
+        kept_g.data.insert(kept_g.data.end(), g.data.begin() + at, g.data.begin() + at + g.lengths[s]);
+      }
+      at += g.lengths[s];
+    }
+    const auto flags = vseg::array<bool>(keep);
+    const auto kept = pack(xs, flags);
+    CHECK(kept.spec() == sharding::split());
+    CHECK(kept.global_segments() == static_cast<std::int64_t>(kept_g.lengths.size()));
+    CHECK(kept.global_elements() == static_cast<std::int64_t>(kept_g.data.size()));
+    check_pieces(kept, kept_g);
+    // Split's cuts of the packed shape: sum_s has the single-node bits.
+    const auto whole = vseg::nested<double>::from_lengths(vseg::array<std::int64_t>(kept_g.lengths),
+                                                          vseg::array<double>(kept_g.data));
+    const auto serial = vseg::sum_s(whole);
+    const auto sums = gather_results(kept.piece_ids(), sum_s(kept));
+    CHECK(sums.size() == kept_g.lengths.size());
+    for (const auto& [id, value] : sums) CHECK(bits(value) == bits(serial[id]));
+    const auto balanced = pack(xs, flags, rebalance::yes);
+    CHECK(balanced.spec() == sharding::balanced());
+    check_pieces(balanced, kept_g);
+  }
+  // One rank flags its continued piece of a split segment differently: the
+  // same exception on every rank.
+  std::vector<bool> keep(static_cast<std::size_t>(xs.pieces().size()), true);
+  std::vector<std::int64_t> starts{0};
+  for (auto len : g.lengths) starts.push_back(starts.back() + len);
+  const bool continued = !keep.empty() && xs.piece_starts()[0] > starts[xs.piece_ids()[0]];
+  if (continued) keep[0] = false;
+  std::int64_t flipped = continued, any = 0;
+  MPI_Allreduce(&flipped, &any, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+  if (nranks() > 1) CHECK(any > 0);
+  if (any > 0) CHECK_THROWS_WITH_AS((void)pack(xs, vseg::array<bool>(keep)), doctest::Contains("whose flags for it differ"),
+                                    std::invalid_argument);
 }
 
 TEST_CASE("take_agreed: the checked take once per item size, then no agreement message; same items as take") {

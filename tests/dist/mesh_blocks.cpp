@@ -5,13 +5,16 @@
 // block with no entries, from several 1D layouts and with 32- and 64-bit
 // columns; sum_s on the blocks gives the single-node bits; the exchange
 // sends the bytes notes/distributed.md gives; bad input throws the same
-// exception on every rank.
+// exception on every rank. from_mesh_blocks (vseg/dist/mesh_rows.hpp) gives
+// the rows back on their owners, row for row.
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <cstdint>
 #include <memory>
+#include <random>
 #include <stdexcept>
 #include <vector>
 
@@ -19,6 +22,7 @@
 #include "pmpi_count.hpp"
 #include "vseg/dist/lifted.hpp"
 #include "vseg/dist/mesh_blocks.hpp"
+#include "vseg/dist/mesh_rows.hpp"
 
 using namespace vseg::dist;
 using namespace vseg::dist::testing;
@@ -251,4 +255,201 @@ TEST_CASE("to_mesh_blocks: bad input throws the same exception on every rank, no
   CHECK_THROWS_AS(to_mesh_blocks(cols.reshard(sharding::cyclic()), vals.reshard(sharding::cyclic()), mesh, row_cuts,
                                  column_cuts),
                   std::invalid_argument);
+}
+
+// from_mesh_blocks (vseg/dist/mesh_rows.hpp): the rows again, on the rank
+// owning each row in the blocks' folds, every entry in its place; rows whose
+// columns are not sorted come back stably partitioned by column block.
+template <class I>
+void check_rows_back(const sharding& spec, bool descending) {
+  auto mesh = std::make_shared<const process_mesh>(spec, MPI_COMM_WORLD);
+  const std::int64_t r = mesh->rows(), c = mesh->cols(), rows = 23, columns = 30;
+  std::vector<std::int64_t> row_cuts, column_cuts;
+  for (std::int64_t t = 0; t <= r; ++t) row_cuts.push_back(rows * t / r + (t > 0 && t < r ? 1 : 0));
+  if (r >= 3) row_cuts[2] = row_cuts[1];  // row block 1 empty
+  for (std::int64_t t = 0; t <= c; ++t) column_cuts.push_back(columns * t / c);
+  whole_matrix m = make_matrix(rows, columns, 0, 0);
+  if (descending)
+    for (std::size_t k = 0; k < m.cols.size(); ++k) {
+      std::reverse(m.cols[k].begin(), m.cols[k].end());
+      std::reverse(m.vals[k].begin(), m.vals[k].end());
+    }
+  const auto [cols, vals] = rows_1d<I>(m);
+  const auto blocks = to_mesh_blocks(cols, vals, mesh, row_cuts, column_cuts);
+  const auto back = from_mesh_blocks(blocks.cols, blocks.vals, column_cuts, MPI_COMM_WORLD);
+
+  // The rows sum_s on the blocks returns here, in order.
+  const auto i = static_cast<std::size_t>(mesh->row());
+  const std::int64_t a = row_cuts[i], n = row_cuts[i + 1] - a;
+  const std::int64_t first = a + equal_part_start(n, c, mesh->col());
+  const std::int64_t last = a + equal_part_start(n, c, mesh->col() + 1);
+  REQUIRE(back.cols.pieces().size() == last - first);
+  REQUIRE(back.vals.pieces().size() == last - first);
+  CHECK(back.cols.global_segments() == rows);
+  CHECK(sum_s(blocks.vals).size() == last - first);
+  for (std::int64_t row = first; row < last; ++row) {
+    INFO("row " << row);
+    const auto u = static_cast<std::size_t>(row);
+    CHECK(back.cols.piece_ids()[row - first] == row);
+    // The row's entries, stably partitioned by column block.
+    std::vector<I> expected_cols;
+    std::vector<double> expected_vals;
+    for (std::int64_t j = 0; j < c; ++j)
+      for (std::size_t k = 0; k < m.cols[u].size(); ++k)
+        if (m.cols[u][k] >= column_cuts[static_cast<std::size_t>(j)] &&
+            m.cols[u][k] < column_cuts[static_cast<std::size_t>(j) + 1]) {
+          expected_cols.push_back(static_cast<I>(m.cols[u][k]));
+          expected_vals.push_back(m.vals[u][k]);
+        }
+    if (!descending) CHECK(expected_vals == m.vals[u]);  // sorted rows: the row itself
+    const auto got_cols = back.cols.pieces()[row - first];
+    const auto got_vals = back.vals.pieces()[row - first];
+    CHECK(std::vector<I>(got_cols.begin(), got_cols.end()) == expected_cols);
+    REQUIRE(got_vals.size() == static_cast<std::int64_t>(expected_vals.size()));
+    for (std::size_t k = 0; k < expected_vals.size(); ++k)
+      CHECK(std::bit_cast<std::uint64_t>(got_vals[static_cast<std::int64_t>(k)]) ==
+            std::bit_cast<std::uint64_t>(expected_vals[k]));
+  }
+}
+
+TEST_CASE("from_mesh_blocks: the 1D rows back on their owners, on every mesh; round trip row for row") {
+  const int p = nranks();
+  for (const auto& spec : {sharding::mesh(), sharding::mesh(1, p), sharding::mesh(p, 1)})
+    for (const bool descending : {false, true}) {
+      INFO(spec << (descending ? ", columns descending" : ", columns sorted"));
+      check_rows_back<std::int32_t>(spec, descending);
+      check_rows_back<std::int64_t>(spec, descending);
+    }
+}
+
+TEST_CASE("from_mesh_blocks: one exchange within the process row, 8 bytes a row plus the entries") {
+  auto mesh = std::make_shared<const process_mesh>(sharding::mesh(1, nranks()), MPI_COMM_WORLD);
+  const std::int64_t c = mesh->cols(), rows = 23, columns = 30;
+  const std::vector<std::int64_t> row_cuts{0, rows};
+  std::vector<std::int64_t> column_cuts;
+  for (std::int64_t t = 0; t <= c; ++t) column_cuts.push_back(columns * t / c);
+  const whole_matrix m = make_matrix(rows, columns, 0, 0);
+  const auto [cols, vals] = rows_1d<std::int32_t>(m);
+  const auto blocks = to_mesh_blocks(cols, vals, mesh, row_cuts, column_cuts);
+  // This rank's block holds every row's slice in its column block; the rows
+  // owned by the other ranks of the row leave: 8 bytes a row, 12 an entry.
+  const std::int64_t lo = column_cuts[static_cast<std::size_t>(mesh->col())];
+  const std::int64_t hi = column_cuts[static_cast<std::size_t>(mesh->col()) + 1];
+  std::int64_t expected = 0;
+  for (std::int64_t row = 0; row < rows; ++row) {
+    if (row >= equal_part_start(rows, c, mesh->col()) && row < equal_part_start(rows, c, mesh->col() + 1)) continue;
+    expected += 8;
+    for (const std::int64_t col : m.cols[static_cast<std::size_t>(row)]) expected += 12 * (col >= lo && col < hi);
+  }
+  reset_traffic();
+  (void)from_mesh_blocks(blocks.cols, blocks.vals, column_cuts, MPI_COMM_WORLD);
+  auto t = counted_traffic();
+  CHECK(t.by_function["MPI_Alltoallv"].first == 1);
+  CHECK(t.by_function["MPI_Alltoallv"].second == expected);
+  CHECK(t.by_function["MPI_Alltoall"].first == 1);
+}
+
+TEST_CASE("from_mesh_blocks: bad input throws the same exception on every rank, no hang") {
+  const int p = nranks();
+  auto mesh = std::make_shared<const process_mesh>(sharding::mesh(), MPI_COMM_WORLD);
+  const std::int64_t r = mesh->rows(), c = mesh->cols(), rows = 12, columns = 10;
+  std::vector<std::int64_t> row_cuts, column_cuts;
+  for (std::int64_t t = 0; t <= r; ++t) row_cuts.push_back(rows * t / r);
+  for (std::int64_t t = 0; t <= c; ++t) column_cuts.push_back(columns * t / c);
+  const whole_matrix m = make_matrix(rows, columns, 0, 0);
+  const auto [cols, vals] = rows_1d<std::int32_t>(m);
+  const auto blocks = to_mesh_blocks(cols, vals, mesh, row_cuts, column_cuts);
+  REQUIRE_NOTHROW(from_mesh_blocks(blocks.cols, blocks.vals, column_cuts, MPI_COMM_WORLD));
+  // 1D arrays are no mesh blocks; cols and vals of two different meshes' blocks.
+  CHECK_THROWS_WITH_AS(from_mesh_blocks(cols, vals, column_cuts, MPI_COMM_WORLD),
+                       doctest::Contains("blocks of one process mesh"), std::invalid_argument);
+  auto other = std::make_shared<const process_mesh>(sharding::mesh(), MPI_COMM_WORLD);
+  const auto other_blocks = to_mesh_blocks(cols, vals, other, row_cuts, column_cuts);
+  CHECK_THROWS_AS(from_mesh_blocks(blocks.cols, other_blocks.vals, column_cuts, MPI_COMM_WORLD),
+                  std::invalid_argument);
+  // One rank's column cuts of the wrong size, or different from the others'.
+  auto longer = column_cuts;
+  if (rank() == p - 1) longer.push_back(columns);
+  CHECK_THROWS_AS(from_mesh_blocks(blocks.cols, blocks.vals, longer, MPI_COMM_WORLD), std::invalid_argument);
+  if (p > 1) {
+    auto wider = column_cuts;
+    if (rank() == 1) wider.back() = columns + 3;
+    CHECK_THROWS_AS(from_mesh_blocks(blocks.cols, blocks.vals, wider, MPI_COMM_WORLD), std::invalid_argument);
+  }
+  // A local column outside its column block, on the last rank only.
+  std::vector<std::vector<std::int32_t>> bad = vseg::to_vectors(blocks.cols.pieces());
+  if (rank() == p - 1 && !bad.empty()) bad.back().push_back(static_cast<std::int32_t>(columns));
+  std::vector<std::vector<double>> bad_vals = vseg::to_vectors(blocks.vals.pieces());
+  if (rank() == p - 1 && !bad_vals.empty()) bad_vals.back().push_back(1.0);
+  const auto bad_cols = mesh_block(vseg::nested<std::int32_t>::from(bad), mesh);
+  const auto bad_v = mesh_block(vseg::nested<double>::from(bad_vals), mesh);
+  std::int64_t any = rank() == p - 1 && !bad.empty(), some = 0;
+  MPI_Allreduce(&any, &some, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+  if (some > 0)
+    CHECK_THROWS_WITH_AS(from_mesh_blocks(bad_cols, bad_v, column_cuts, MPI_COMM_WORLD),
+                         doctest::Contains("outside column block"), std::out_of_range);
+}
+
+// scan_s on mesh blocks: each block's slices of the rows carry the
+// single-node vseg::scan_s of the whole matrix, bit for bit, on every mesh
+// and both fold orders (the scan does not depend on the fold order).
+TEST_CASE("scan_s on mesh blocks: the single-node scan_s bits of the whole matrix, every mesh") {
+  const int p = nranks();
+  for (const auto& spec : {sharding::mesh(), sharding::mesh(1, p), sharding::mesh(p, 1)})
+    for (const mesh_fold order : {mesh_fold::serial, mesh_fold::column_blocks}) {
+      INFO(spec << ", " << order);
+      auto mesh = std::make_shared<const process_mesh>(spec, MPI_COMM_WORLD);
+      const std::int64_t r = mesh->rows(), c = mesh->cols(), rows = 23, columns = 30;
+      std::vector<std::int64_t> row_cuts, column_cuts;
+      for (std::int64_t t = 0; t <= r; ++t) row_cuts.push_back(rows * t / r + (t > 0 && t < r ? 1 : 0));
+      if (r >= 3) row_cuts[2] = row_cuts[1];  // row block 1 empty
+      for (std::int64_t t = 0; t <= c; ++t) column_cuts.push_back(columns * t / c);
+      whole_matrix m = make_matrix(rows, columns, 0, 0);
+      // Values that round differently in another order, and one long row
+      // over three of the scan's blocks (tuning::segmented_block): the
+      // single-node scan re-associates there (a plain left-to-right scan of
+      // the rows fails this test).
+      const std::int64_t long_row = 5;
+      auto rng = rng_for(9, 0);
+      std::uniform_real_distribution<double> u(-1.0, 1.0);
+      for (std::int64_t k = 0; k < 3 * vseg::tuning::segmented_block + 300; ++k) {
+        m.cols[long_row].push_back(k % columns);
+        m.vals[long_row].push_back(u(rng) * std::ldexp(1.0, static_cast<int>(rng() % 20)));
+      }
+      std::sort(m.cols[long_row].begin(), m.cols[long_row].end());
+      const auto [cols, vals] = rows_1d<std::int32_t>(m);
+      const auto blocks = to_mesh_blocks(cols, vals, mesh, row_cuts, column_cuts, order);
+      const auto scanned = scan_s(blocks.vals, vseg::plus<double>{});
+      CHECK(scanned.placement() == blocks.vals.placement());
+
+      std::vector<std::int64_t> whole_lengths;
+      std::vector<double> whole_vals;
+      for (const auto& vs : m.vals) {
+        whole_lengths.push_back(static_cast<std::int64_t>(vs.size()));
+        whole_vals.insert(whole_vals.end(), vs.begin(), vs.end());
+      }
+      const auto expected = vseg::scan_s(vseg::nested<double>::from_lengths(
+          vseg::array<std::int64_t>(std::move(whole_lengths)), vseg::array<double>(std::move(whole_vals))));
+      const auto i = static_cast<std::size_t>(mesh->row()), j = static_cast<std::size_t>(mesh->col());
+      REQUIRE(scanned.pieces().size() == row_cuts[i + 1] - row_cuts[i]);
+      std::int64_t differ = 0, compared = 0;
+      for (std::int64_t row = row_cuts[i]; row < row_cuts[i + 1]; ++row) {
+        const auto u = static_cast<std::size_t>(row);
+        const auto got = scanned.pieces()[row - row_cuts[i]];
+        std::int64_t t = 0;
+        for (std::size_t k = 0; k < m.cols[u].size(); ++k)
+          if (m.cols[u][k] >= column_cuts[j] && m.cols[u][k] < column_cuts[j + 1]) {
+            const bool inside = t < static_cast<std::int64_t>(got.size());
+            differ += !inside || std::bit_cast<std::uint64_t>(got[t]) !=
+                                     std::bit_cast<std::uint64_t>(expected[row][static_cast<std::int64_t>(k)]);
+            ++t;
+            ++compared;
+          }
+        CHECK(t == static_cast<std::int64_t>(got.size()));
+      }
+      CHECK(differ == 0);
+      std::int64_t all = 0;
+      MPI_Allreduce(&compared, &all, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+      CHECK(all > 3 * vseg::tuning::segmented_block);
+    }
 }

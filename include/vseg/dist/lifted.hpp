@@ -14,10 +14,12 @@
 //                         x replicated: local; x sharded: the needed elements
 //                         of x fetched through a gather plan built once per
 //                         (indices, placement of x) and cached
-//   pack                  local, optionally rebalanced (reshard to balanced)
+//   pack                  local, optionally rebalanced (reshard to balanced);
+//                         under split, resharded to split (vseg/dist/pack.hpp)
 //
 // The lifted operations work on the pieces one to one, so they need arrays
-// whose virtual segments are their pieces (no replicate/expand of vsegids).
+// whose virtual segments are their pieces (no replicate/expand of vsegids),
+// except fold_s and sum_s, which fold the pieces and gather per vsegid.
 #pragma once
 
 #include <mpi.h>
@@ -61,6 +63,18 @@ void require_pieces(const nested<T>& xs, const char* operation) {
     vseg::detail::throw_invalid(operation, "needs an array whose virtual segments are its pieces (this one was "
                                            "replicated or expanded: take_v its segments first)");
 }
+
+// Whether A is a distributed nested array (not a lifted expression).
+template <class A>
+inline constexpr bool is_dist_nested = false;
+template <class T>
+inline constexpr bool is_dist_nested<nested<T>> = true;
+// fold_s of an array whose vsegids were replicated or expanded (virtual_fold.hpp).
+template <class T, class Monoid>
+array<T> fold_virtual(const nested<T>& xs, const Monoid& mon);
+// scan_s of a mesh block (mesh_scan.hpp).
+template <class T, class Monoid>
+nested<T> scan_mesh(const nested<T>& block, const Monoid& mon);
 
 template <class T>
 expr<vseg::nested<T>> as_expr(const nested<T>& xs, const char* operation) {
@@ -191,9 +205,13 @@ array<typename E::value_type> fold_mesh_serial(const expr<E>& e, const row_fold&
 // this rank owns: under mesh_fold::serial the single-node bits (a chain of
 // MPI_Isend/MPI_Recv per chunk of rows along the process row, then one
 // MPI_Alltoallv), under column_blocks the block's row folds combined across
-// the process row (one MPI_Alltoallv). O(local elements + pieces).
+// the process row (one MPI_Alltoallv). On an array whose vsegids were
+// replicated or expanded: one value per virtual segment (detail/virtual_fold.hpp).
+// O(local elements + pieces).
 template <class A, class Monoid>
 array<typename A::value_type> fold_s(const A& a, const Monoid& mon) {
+  if constexpr (detail::is_dist_nested<A>)
+    if (!a.identity_virtual()) return detail::fold_virtual(a, mon);
   const auto& e = detail::as_expr(a, "dist::fold_s");
   if (e.where->across && e.where->across->chain) return detail::fold_mesh_serial(e, *e.where->across, mon);
   array<typename A::value_type> partials = detail::fold_pieces(e, mon);
@@ -209,14 +227,14 @@ array<typename A::value_type> sum_s(const A& a) {
 
 // Per segment, the exclusive scan with the monoid, the same bits as
 // vseg::scan_s on the whole array on one node; same placement. Local unless
-// the spec is `split` (then one MPI_Allgather and one MPI_Allgatherv).
-// O(local elements + pieces).
+// the spec is `split` (then one MPI_Allgather and one MPI_Allgatherv); on a
+// mesh block, each row scanned whole at its owner and sent back
+// (detail/mesh_scan.hpp). O(local elements + pieces).
 template <class T, class Monoid>
 nested<T> scan_s(const nested<T>& xs, const Monoid& mon) {
   detail::require_pieces(xs, "dist::scan_s");
-  if (detail::nested_access::where(xs)->across)  // the same on every rank: every block has its plan
-    vseg::detail::throw_invalid("dist::scan_s", "a scan across a process mesh's row is not built "
-                                                "(mesh blocks fold only)");
+  // On mesh blocks (every block has the plan): the rows scanned at their owners (detail/mesh_scan.hpp).
+  if (detail::nested_access::where(xs)->across) return detail::scan_mesh(xs, mon);
   const vseg::nested<T>& local = xs.pieces();
   const auto [lengths, data] = detail::nested_access::contiguous(xs);
   const T* d = data.data();
@@ -374,26 +392,8 @@ auto index_l(const replicated<T>& r, const nested<I>& is) {
   return planned(std::move(fetched).freeze());
 }
 
-// The virtual segments whose flag is true (flags: one per local piece),
-// then, with rebalance::yes, resharded to `balanced`. Collective (the new
-// placement: one MPI_Allgather, one MPI_Allreduce). O(local segments).
-enum class rebalance { no, yes };
-template <class T>
-nested<T> pack(const nested<T>& xs, const array<bool>& flags, rebalance again = rebalance::no) {
-  detail::require_pieces(xs, "dist::pack");
-  if (xs.spec().splits_segments() || !xs.spec().contiguous())
-    vseg::detail::throw_invalid("dist::pack", "needs whole segments in contiguous blocks, not ", xs.spec());
-  detail::error_collector errs("dist::pack", detail::nested_access::where(xs)->rank);
-  if (flags.size() != xs.pieces().size())
-    errs.invalid("flags has size ", flags.size(), " but this rank holds ", xs.pieces().size(), " segments");
-  detail::agree(xs.comm(), errs);
-  // The kept segments as pieces of their own (culled, identity): no element copied.
-  const vseg::nested<T> packed = vseg::pack(xs.pieces(), flags).cull();
-  auto kept = nested<T>::from_local(
-      vseg::nested<T>::from_vsegd_unchecked({packed.blocks().begin(), packed.blocks().end()},
-                                            vsegd::identity(packed.descriptor().scattered())),
-      xs.comm());
-  return again == rebalance::yes ? kept.reshard(sharding::balanced()) : kept;
-}
-
 }  // namespace vseg::dist
+
+#include "vseg/dist/detail/mesh_scan.hpp"
+#include "vseg/dist/detail/virtual_fold.hpp"
+#include "vseg/dist/pack.hpp"

@@ -229,9 +229,10 @@ class nested {
   // virtual segments are its pieces). Equal specs
   // return this array (no message); otherwise the plan (target layout, the
   // lengths and an element-level global_indexer) is built on the first call
-  // for `spec` and reused. Throws std::invalid_argument on every rank for a
-  // cyclic source or bad offsets. Cost once planned: an MPI_Allreduce on
-  // the spec, then one take of the moved elements (MPI_Allreduce, MPI_Alltoallv).
+  // for `spec` and reused; every spec reshards to every other (but mesh).
+  // Throws std::invalid_argument on every rank for bad offsets or a mesh
+  // spec. Cost once planned: an MPI_Allreduce on the spec, then one take of
+  // the moved elements (MPI_Allreduce, MPI_Alltoallv).
   nested reshard(const sharding& spec) const { return detail::reshard_impl(*this, spec); }
 
  private:
@@ -340,6 +341,7 @@ class nested {
     result.identity_ = false;
     result.local_virtual_.reset();
     result.vsegid_plan_.reset();
+    result.plans_ = std::make_shared<plan_list>();  // plans on vsegids (fold_s's) are per array: not shared
     return result;
   }
 
@@ -354,8 +356,8 @@ class nested {
   mutable std::shared_ptr<global_indexer> vsegid_plan_;
   // Plans by name ("reshard " + spec, "gather " + ...), shared by the copies
   // of this array.
-  mutable std::shared_ptr<std::vector<std::pair<std::string, std::shared_ptr<const void>>>> plans_ =
-      std::make_shared<std::vector<std::pair<std::string, std::shared_ptr<const void>>>>();
+  using plan_list = std::vector<std::pair<std::string, std::shared_ptr<const void>>>;
+  mutable std::shared_ptr<plan_list> plans_ = std::make_shared<plan_list>();
 };
 
 namespace detail {

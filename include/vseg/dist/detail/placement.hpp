@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "vseg/array.hpp"
 #include "vseg/dist/sharding.hpp"
@@ -50,6 +51,15 @@ inline bool same_placement(const placement& a, const placement& b) {
   return kinds && same_mesh && a.where.segments == b.where.segments && a.where.elements == b.where.elements &&
          a.where.first_segment == b.where.first_segment && a.where.first_element == b.where.first_element &&
          a.shape_hash == b.shape_hash;
+}
+
+// Where each rank's segments start under `cyclic` (rank r holds the
+// segments r, r + p, ...: ceil((M - r) / p) of them), p + 1 offsets; O(p).
+inline std::vector<std::int64_t> cyclic_offsets(std::int64_t segments, int nranks) {
+  std::vector<std::int64_t> offsets(static_cast<std::size_t>(nranks) + 1, 0);
+  for (int r = 0; r < nranks; ++r)
+    offsets[r + 1] = offsets[r] + (segments > r ? (segments - r + nranks - 1) / nranks : 0);
+  return offsets;
 }
 
 // The hash of one piece (its global segment and length); O(1).

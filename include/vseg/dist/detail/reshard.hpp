@@ -1,7 +1,7 @@
 // dist::nested::reshard: the plan (target layout, pieces, an element-level
 // global_indexer) built once per spec and reused.
 //
-// Planning, for rank t of a contiguous (or replicated) source:
+// Planning, for rank t of a contiguous, cyclic or replicated source:
 //   1. the target layout (sharding.hpp's plan_layout, one allreduce);
 //   2. the segments t needs (its block, J = t mod p, or all), and their
 //      start and end, fetched from the ranks that finish them (one
@@ -9,6 +9,12 @@
 //   3. its pieces [max(start, E_t), min(end, E_{t+1})) and the global
 //      elements they hold, requested through a global_indexer over the
 //      source's element distribution: every later reshard is one take.
+// A cyclic source holds segment j on rank j mod p, as its (j / p)-th piece,
+// so its elements are not in global order across ranks. Step 2 then reads
+// from the owner, besides the end of j, where j's first element sits in the
+// ranks' concatenated local data (the owner's local offset plus the element
+// counts of the ranks before it: one MPI_Allgather), and step 3 requests
+// element e of j at that position plus e - start(j).
 #pragma once
 
 #include <algorithm>
@@ -100,18 +106,45 @@ std::shared_ptr<const reshard_plan<T>> build_reshard_plan(const nested<T>& xs, c
     asked.push_back(j);
   }
   std::vector<std::int64_t> ends;
+  // Cyclic source: where the source's data of each asked segment begins, over
+  // the distribution of the ranks' local data in rank order.
+  const bool cyclic_source = from.where.spec.type() == sharding::kind::cyclic;
+  std::vector<std::int64_t> bases, local_elements(static_cast<std::size_t>(p) + 1, 0);
   if (replicated_source) {
     for (auto j : asked) ends.push_back(piece_ends[static_cast<std::size_t>(j)]);
+  } else if (cyclic_source) {
+    const std::vector<std::int64_t> segment_offsets = cyclic_offsets(from.where.segments, p);
+    std::int64_t mine = 0;
+    for (std::int64_t k = 0; k < pieces; ++k) mine += lengths[k];
+    check_mpi(MPI_Allgather(&mine, 1, MPI_INT64_T, local_elements.data() + 1, 1, MPI_INT64_T, from.comm),
+              "MPI_Allgather");
+    for (int r = 0; r < p; ++r) local_elements[r + 1] += local_elements[r];
+    // Per local piece: its end (global order) and its first element's position.
+    std::vector<std::int64_t> served(2 * static_cast<std::size_t>(pieces));
+    std::int64_t at = local_elements[t];
+    for (std::int64_t k = 0; k < pieces; ++k) {
+      served[2 * k] = piece_ends[static_cast<std::size_t>(k)];
+      served[2 * k + 1] = at;
+      at += lengths[k];
+    }
+    std::vector<std::int64_t> where(asked.size());
+    for (std::size_t k = 0; k < asked.size(); ++k) where[k] = segment_offsets[asked[k] % p] + asked[k] / p;
+    global_indexer lookup(distribution::from_agreed_offsets(segment_offsets, t), where, from.comm);
+    const auto both = lookup.take(served, 2);
+    for (std::size_t k = 0; k < asked.size(); ++k) {
+      ends.push_back(both[2 * k]);
+      bases.push_back(both[2 * k + 1]);
+    }
   } else {
     // The source's finished segments: all its pieces but an open last one.
     std::vector<std::int64_t> finished(piece_ends.begin(), piece_ends.end() - (from.last_is_end ? 0 : 1));
     global_indexer lookup(distribution::from_agreed_offsets(from.where.first_segment, t), asked, from.comm);
     ends = lookup.take(finished);
   }
-  const auto end_of = [&](std::int64_t j) {
-    if (j < 0) return std::int64_t{0};
-    return ends[static_cast<std::size_t>(std::lower_bound(asked.begin(), asked.end(), j) - asked.begin())];
+  const auto slot_of = [&](std::int64_t j) {
+    return static_cast<std::size_t>(std::lower_bound(asked.begin(), asked.end(), j) - asked.begin());
   };
+  const auto end_of = [&](std::int64_t j) { return j < 0 ? std::int64_t{0} : ends[slot_of(j)]; };
 
   // 3. The pieces and their elements.
   auto plan = std::make_shared<reshard_plan<T>>();
@@ -135,12 +168,16 @@ std::shared_ptr<const reshard_plan<T>> build_reshard_plan(const nested<T>& xs, c
       plan->local_ranges.push_back(lo);
       plan->local_ranges.push_back(hi);
     } else {
-      for (std::int64_t e = lo; e < hi; ++e) requests.push_back(e);
+      // Element e of j: at e in a contiguous source, at base(j) + e - start in a cyclic one.
+      const std::int64_t shift = cyclic_source ? bases[slot_of(j)] - start : 0;
+      for (std::int64_t e = lo; e < hi; ++e) requests.push_back(e + shift);
     }
   }
   check_mpi(MPI_Allreduce(&hash, &target->shape_hash, 1, MPI_UINT64_T, MPI_SUM, from.comm), "MPI_Allreduce");
   if (!replicated_source)
-    plan->elements.emplace(distribution::from_agreed_offsets(from.where.first_element, t), requests, from.comm);
+    plan->elements.emplace(
+        distribution::from_agreed_offsets(cyclic_source ? local_elements : from.where.first_element, t), requests,
+        from.comm);
   if (blocks && !spec.splits_segments())
     plan->physical = distribution::from_agreed_offsets(to.first_segment, t);
   plan->vsegids = ids;
@@ -160,9 +197,6 @@ nested<T> reshard_impl(const nested<T>& xs, const sharding& spec) {
     vseg::detail::throw_invalid("dist::reshard", "to ", spec,
                                 ": a mesh is not a layout of segments; build a process_mesh and its blocks "
                                 "(vseg/dist/mesh.hpp)");
-  if (from.where.spec.type() == sharding::kind::cyclic)
-    vseg::detail::throw_invalid("dist::reshard", "from a cyclic array to ", spec,
-                                ": only contiguous and replicated sources are planned");
   std::shared_ptr<const reshard_plan<T>> plan;
   const std::string key = "reshard " + spec.to_string();
   for (const auto& [name, stored] : *xs.plans_)
