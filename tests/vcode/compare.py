@@ -13,7 +13,8 @@ Everything is compared byte for byte except:
     +_REDUCE FLOAT and +_SCAN FLOAT sum in fixed blocks (deterministic on any
     thread count) where NESL sums left to right. Only lines of FLOAT vectors
     ("( d.ddddde+xx ... )") qualify; every other token must match exactly.
-Exit status 0 on a match, 1 on a difference (printed), 2 on a usage error,
+$VSEG_VCODE_OPTIONS, when set, holds options (split at spaces) for vseg-vcode,
+given before the program. Exit status 0 on a match, 1 on a difference (printed), 2 on a usage error,
 77 (Meson's SKIP) when the shared programs are absent.
 """
 import os
@@ -96,7 +97,8 @@ def main():
         timer = "STOP_TIMER" in f.read()
     # nesltest writes and reads scratch files: run it in a private directory
     with tempfile.TemporaryDirectory() as scratch:
-        run = subprocess.run([exe, program], capture_output=True, cwd=scratch)
+        options = os.environ.get("VSEG_VCODE_OPTIONS", "").split()
+        run = subprocess.run([exe, *options, program], capture_output=True, cwd=scratch)
     with open(os.path.join(expected, name + ".out"), "rb") as f:
         want_out = f.read().decode("latin-1")
     with open(os.path.join(expected, name + ".err"), "rb") as f:
