@@ -12,9 +12,7 @@
 #include <sstream>
 #include <string>
 #include <chrono>
-#include <cstdint>
 #include <memory>
-#include <thread>
 
 #include "vseg/detail/parallel.hpp"
 #include "vseg/vcode/interpreter.hpp"
@@ -104,23 +102,6 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "vseg-vcode: %s is a directory, not a VCODE program\n", file);
     return 1;
   }
-  std::unique_ptr<vseg::detail::thread_limit> limit;
-  if (threads > 0) limit = std::make_unique<vseg::detail::thread_limit>(static_cast<int>(std::min(threads, 1LL << 20)));
-  // oneTBB starts on the first parallel loop: it loads libtbbmalloc, reads
-  // /proc and makes its worker thread, ~0.7 ms here (radix: 18 ms). A helper
-  // thread runs one empty loop meanwhile, so the start overlaps reading,
-  // parsing and the program's serial beginning (radix: RAND, ~1.2 ms); the
-  // run's own first loop waits only for what is left. Joined at exit. Not
-  // for the test-only std::thread backend, which is not meant for loops
-  // from two threads at once.
-#ifndef VSEG_PARALLEL_THREADS
-  std::jthread start_scheduler([] {
-    try {
-      vseg::detail::parallel_for(2, 1, [](std::int64_t, std::int64_t) {});
-    } catch (...) {  // the run's own first loop meets and reports the same failure
-    }
-  });
-#endif
   std::ifstream in(file, std::ios::binary);
   if (!in) {
     std::fprintf(stderr, "vseg-vcode: cannot open %s: %s\n", file, std::strerror(errno));
@@ -129,6 +110,10 @@ int main(int argc, char** argv) {
   std::ostringstream text;
   text << in.rdbuf();
 
+  // A count beyond an int is capped, not wrapped (-t 4294967296 wrapped to
+  // 0, and thread_limit's exception then aborted the tool).
+  std::unique_ptr<vseg::detail::thread_limit> limit;
+  if (threads > 0) limit = std::make_unique<vseg::detail::thread_limit>(static_cast<int>(std::min(threads, 1LL << 20)));
   try {
     const vseg::vcode::program prog = vseg::vcode::parse(text.str());
     const auto start = std::chrono::steady_clock::now();
