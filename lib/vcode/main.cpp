@@ -1,6 +1,7 @@
 // vseg-vcode: runs a VCODE program (as emitted by the NESL compiler) on vseg.
 //
 //   vseg-vcode [-m WORDS] [-t|--threads N] [--stats] [--sandbox] program.vcode
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -109,8 +110,10 @@ int main(int argc, char** argv) {
   std::ostringstream text;
   text << in.rdbuf();
 
+  // A count beyond an int is capped, not wrapped (-t 4294967296 wrapped to
+  // 0, and thread_limit's exception then aborted the tool).
   std::unique_ptr<vseg::detail::thread_limit> limit;
-  if (threads > 0) limit = std::make_unique<vseg::detail::thread_limit>(threads);
+  if (threads > 0) limit = std::make_unique<vseg::detail::thread_limit>(static_cast<int>(std::min(threads, 1LL << 20)));
   try {
     const vseg::vcode::program prog = vseg::vcode::parse(text.str());
     const auto start = std::chrono::steady_clock::now();

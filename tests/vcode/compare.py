@@ -2,11 +2,9 @@
 """Runs vseg-vcode on one NESL program and compares its standard output and
 standard error with NESL's reference outputs.
 
-  compare.py VSEG_VCODE PROGRAMS_DIR EXPECTED_DIR NAME [OPTION...]
+  compare.py VSEG_VCODE PROGRAMS_DIR EXPECTED_DIR NAME
   compare.py VSEG_VCODE NAME     (directories from $VSEG_SHARED/vcode, else
                                   from $VSEG_SHARED_DEFAULT, set by Meson)
-
-OPTIONs are passed to vseg-vcode (e.g. -m WORDS: the run must fit).
 
 Everything is compared byte for byte except:
   * the value STOP_TIMER pushed: in a program that calls STOP_TIMER, the last
@@ -15,7 +13,8 @@ Everything is compared byte for byte except:
     +_REDUCE FLOAT and +_SCAN FLOAT sum in fixed blocks (deterministic on any
     thread count) where NESL sums left to right. Only lines of FLOAT vectors
     ("( d.ddddde+xx ... )") qualify; every other token must match exactly.
-Exit status 0 on a match, 1 on a difference (printed), 2 on a usage error,
+$VSEG_VCODE_OPTIONS, when set, holds options (split at spaces) for vseg-vcode,
+given before the program. Exit status 0 on a match, 1 on a difference (printed), 2 on a usage error,
 77 (Meson's SKIP) when the shared programs are absent.
 """
 import os
@@ -84,11 +83,10 @@ def main():
         shared = os.environ.get("VSEG_SHARED")
         shared = os.path.join(shared, "vcode") if shared else os.environ.get("VSEG_SHARED_DEFAULT", "")
         sys.argv[2:2] = [os.path.join(shared, "programs"), os.path.join(shared, "expected")]
-    if len(sys.argv) < 5:
+    if len(sys.argv) != 5:
         print(__doc__)
         return 2
-    exe, programs, expected, name = sys.argv[1:5]
-    options = sys.argv[5:]
+    exe, programs, expected, name = sys.argv[1:]
     exe, programs, expected = (os.path.abspath(p) for p in (exe, programs, expected))
     if not os.path.isdir(programs) or not os.path.isdir(expected):
         print(f"SKIP: the shared NESL programs {programs} are absent (put the shared directory "
@@ -99,7 +97,8 @@ def main():
         timer = "STOP_TIMER" in f.read()
     # nesltest writes and reads scratch files: run it in a private directory
     with tempfile.TemporaryDirectory() as scratch:
-        run = subprocess.run([exe] + options + [program], capture_output=True, cwd=scratch)
+        options = os.environ.get("VSEG_VCODE_OPTIONS", "").split()
+        run = subprocess.run([exe, *options, program], capture_output=True, cwd=scratch)
     with open(os.path.join(expected, name + ".out"), "rb") as f:
         want_out = f.read().decode("latin-1")
     with open(os.path.join(expected, name + ".err"), "rb") as f:
