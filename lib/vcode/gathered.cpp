@@ -86,7 +86,10 @@ bool machine::bpermute_deferred() {  // data index src_segd dst_segd
   if (src.segments() != 1 || dst.segments() != 1 || src.elements() != size || dst.elements() != n) return false;
   if (inner == nullptr && (n < lazy_min || size > gather_source_max)) return false;
   if (inner == nullptr) {
-    if (!all_in_range(ix, size)) return false;
+    if (!composed_.known_in_range(ix, size)) {
+      if (!all_in_range(ix, size)) return false;
+      composed_.remember_in_range(ix, size);
+    }
     return finish(4, deferred(vec_of<T>::kind, data, ix)), true;
   }
   const auto how = composed_indices::by::bpermute;

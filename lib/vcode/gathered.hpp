@@ -66,6 +66,16 @@ class composed_indices {
     recent_[next_] = entry{std::move(inner), std::move(outer), how, std::move(result)};
     next_ = (next_ + 1) % capacity;
   }
+  // Whether every element of ix is known to lie in [0, size): the last
+  // index checked, against a bound at most size (the 19 gathers of a node's
+  // fields by one index check it once). O(1).
+  bool known_in_range(const int_vec& ix, std::int64_t size) const noexcept {
+    return checked_.data() == ix.data() && checked_.size() == ix.size() && checked_bound_ <= size;
+  }
+  void remember_in_range(int_vec ix, std::int64_t size) {
+    checked_ = std::move(ix);
+    checked_bound_ = size;
+  }
 
  private:
   static constexpr std::size_t capacity = 4;
@@ -77,6 +87,8 @@ class composed_indices {
   };
   std::array<entry, capacity> recent_{};
   std::size_t next_ = 0;
+  int_vec checked_;
+  std::int64_t checked_bound_ = 0;
 };
 
 // source[index[lo..hi)] written to out. O(hi - lo).

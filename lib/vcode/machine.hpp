@@ -19,11 +19,11 @@
 
 #include <boost/smart_ptr/intrusive_ptr.hpp>
 
+#include "gathered.hpp"
 #include "io.hpp"
 #include "lazy.hpp"
 #include "lcg48.hpp"
 #include "shuffle.hpp"
-#include "gathered.hpp"
 #include "value.hpp"
 #include "vseg/array.hpp"
 #include "vseg/segd.hpp"
