@@ -13,7 +13,8 @@
 // segments over the one physical copy (`replicated`, as vseg::nested holds
 // values: a data block, physical segments and vsegids). EXTRACT, BPERMUTE,
 // the reductions, DIST and element-wise ops read it without writing it out
-// (replication.cpp); any other op materialises it (machine::arg).
+// (replication.cpp); any other op materialises it (machine::arg). A fourth
+// form, `gathered` (gathered.hpp), is a BPERMUTE kept as its source and index.
 #pragma once
 
 #include <algorithm>
