@@ -15,7 +15,8 @@
 // segments over the one physical copy (`replicated`, as vseg::nested holds
 // values: a data block, physical segments and vsegids). EXTRACT, BPERMUTE,
 // the reductions, DIST and element-wise ops read it without writing it out
-// (replication.cpp); any other op materialises it (machine::arg).
+// (replication.cpp); any other op materialises it (machine::arg). A fourth
+// form, `gathered` (gathered.hpp), is a BPERMUTE kept as its source and index.
 #pragma once
 
 #include <algorithm>
@@ -24,6 +25,7 @@
 
 #include <boost/smart_ptr/intrusive_ptr.hpp>
 
+#include "gathered.hpp"
 #include "scalar.hpp"
 #include "value.hpp"
 #include "vseg/array.hpp"
@@ -81,7 +83,7 @@ struct replicated {
 };
 
 struct lazy_vector {
-  using form_type = std::variant<expanded, affine, transposed, replicated>;
+  using form_type = std::variant<expanded, affine, transposed, replicated, gathered>;
   std::int64_t length = 0;  // elements it stands for
   std::int64_t words = 0;   // 8-byte words it holds (the -m unit): physical ones only
   form_type form;
@@ -124,6 +126,12 @@ T element_at(const value& v, std::int64_t j) {
     const std::int64_t t = segment_of(*r, j);
     return r->physical->as<array<T>>()[r->start_of(t) + (j - r->vstarts[t])];
   }
+  if (v.lazy() != nullptr)
+    if (const auto* g = std::get_if<gathered>(&v.lazy()->form)) {
+      T x;
+      write_gathered<T>(*g, j, j + 1, &x);
+      return x;
+    }
   return a[j];
 }
 
@@ -176,6 +184,8 @@ void write_range(const value& v, std::int64_t lo, std::int64_t hi, T* out) {
         for (; j < end; ++j) out[j - lo] = wrap(first + static_cast<std::uint32_t>(j - start) * step);
       }
     }
+  } else if (const auto* g = std::get_if<gathered>(&form)) {
+    write_gathered<T>(*g, lo, hi, out);
   } else {
     const auto& r = std::get<replicated>(form);
     const T* d = r.physical->as<array<T>>().data();

@@ -19,6 +19,7 @@
 
 #include <boost/smart_ptr/intrusive_ptr.hpp>
 
+#include "gathered.hpp"
 #include "io.hpp"
 #include "lazy.hpp"
 #include "lcg48.hpp"
@@ -286,6 +287,10 @@ class machine {
   bool descriptor_of_one_length();
   // BPERMUTE by a lazy INDEX: each segment's indices computed, not read.
   template <class T> bool bpermute_by_index();
+  // A flat BPERMUTE from a small source deferred (gathered.hpp, gathered.cpp);
+  // a BPERMUTE or PERMUTE of a deferred one, its index composed.
+  template <class T> bool bpermute_deferred();
+  template <class T> bool permute_deferred();
   // PERMUTE of a replication's virtual segments, moved whole (NESL's SEGPERMUTE): their vsegids reordered.
   template <class T> bool permute_replicated_segments();
   // A reduction over virtual segments: each physical segment once, then replicated (DPH's fold_vs).
@@ -346,10 +351,14 @@ class machine {
   // value r times (treeLookup's, twice). Smaller ones are written at once, as cheap as a value.
   static constexpr std::int64_t lazy_min = std::int64_t{1} << 14;
   static constexpr std::int64_t lazy_ratio = 2;
+  // The largest source a BPERMUTE is deferred from (gathered.hpp): 2 MiB of
+  // FLOATs, so reading it again per consumer stays in cache.
+  static constexpr std::int64_t gather_source_max = std::int64_t{1} << 18;
   // Elements per block when a lazy value is written out or read by an
   // element-wise op; virtual segments per task in BPERMUTE.
   static constexpr std::int64_t lazy_block = 4096;
   static constexpr std::int64_t lazy_segment_grain = 64;
+  composed_indices composed_;  // for bpermute_deferred and permute_deferred
   std::vector<slot> constants_;
   // Runs of stack moves (plan_shuffle): the plan for a run starting at each
   // pc, or -1; and the new top a plan builds before it replaces the old.

@@ -31,7 +31,7 @@ namespace vseg::vcode::detail {
 
 template <class T>
 void machine::permute() {  // data index segd
-  if (permute_to_replication<T>() || permute_replicated_segments<T>()) return;
+  if (permute_to_replication<T>() || permute_replicated_segments<T>() || permute_deferred<T>()) return;
   if constexpr (std::is_same_v<T, std::int32_t>) {
     if (permute_sequence()) return;
   }
@@ -135,7 +135,7 @@ void machine::flagged_permute(unset_positions unset) {
 
 template <class T>
 void machine::bpermute() {  // data index src_segd dst_segd
-  if (bpermute_replicated<T>() || bpermute_by_index<T>()) return;
+  if (bpermute_replicated<T>() || bpermute_by_index<T>() || bpermute_deferred<T>()) return;
   const auto& data = vec<T>(4, 1);
   const int_vec& index = ints(4, 2);
   const segd& src = segdes(4, 3);

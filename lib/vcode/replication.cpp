@@ -66,6 +66,7 @@ array<T> machine::materialized(const value& v) {
   // write_range pays per segment (Barnes-Hut writes out INDEXes of 98M
   // elements in segments of ~6 for BPERMUTE and PERMUTE; 6% of its CPU).
   const auto& form = v.lazy()->form;
+  if (const auto* g = std::get_if<gathered>(&form)) return written_out<T>(*g);
   if (const auto* e = std::get_if<expanded>(&form); e != nullptr && e->values->is_stored())
     return vseg::replicate_s(e->shape, e->values->as<array<T>>());
   if constexpr (std::is_same_v<T, std::int32_t>)

@@ -637,3 +637,79 @@ TEST_CASE("run: NESL's TRANSPOSE-INDEX over lazy starts and strides gives the sa
   CHECK(other == run_text(transpose("(8000 11999)", force)).out);
   CHECK(other.find(" 0 11999 23998 ") != std::string::npos);
 }
+
+TEST_CASE("run: BPERMUTE from a small source is deferred, PERMUTE and BPERMUTE of it compose its index, with the same results and errors") {
+  // S: a segment of 1000, D: 100 + 3i over it (written out by OR, as a
+  // stored source); T: a segment of 20000, X: (5 + 7j) mod 1000 over T;
+  // G = BPERMUTE D by X: deferred (20000 indices, at least lazy_min, from
+  // a source of 1000). `force` writes the top entry out (a PACK by all-true
+  // flags reads its data as a vector), so each program also runs on a
+  // stored G through the plain paths.
+  const auto program = [](const std::string& ty, const std::string& force, const std::string& use) {
+    const std::string to_ty = ty == "FLOAT" ? "I_TO_F\n" : "";
+    return main_of("CONST INT (1000)\nMAKE_SEGDES\nCONST INT (100)\nCONST INT (3)\nCOPY 1 2\nINDEX\nCOPY 1 0\nOR INT\n" +
+                   to_ty +
+                   "CONST INT (20000)\nMAKE_SEGDES\nCONST INT (5)\nCONST INT (7)\nCOPY 1 2\nINDEX\n"
+                   "CONST INT (1000)\nCOPY 1 2\nDIST INT\n%\n"  // S D T X
+                   "COPY 1 2\nCOPY 1 1\nCOPY 1 5\nCOPY 1 4\nBPERMUTE " + ty + "\n" +  // S D T X G
+                   force + use);
+  };
+  const std::string force_int = "CONST BOOL (T)\nCOPY 1 3\nDIST BOOL\nCOPY 1 3\nPACK INT\nPOP 1 0\n";
+  const auto force = [&](const std::string& ty) { return ty == "INT" ? force_int : "CONST BOOL (T)\nCOPY 1 3\nDIST BOOL\nCOPY 1 3\nPACK FLOAT\nPOP 1 0\n"; };
+  const auto error_of = [](const std::string& src) {
+    try {
+      run_text(src);
+    } catch (const error& e) {
+      const std::string what = e.what();  // "line N: " and the message: the forced program is longer
+      return what.substr(what.find(": ") + 2);
+    }
+    return std::string("no error");
+  };
+  // P: the reversal of T (an INDEX written out by OR), a permutation.
+  const std::string reversal = "CONST INT (19999)\nCONST INT (-1)\nCOPY 1 4\nINDEX\nCOPY 1 0\nOR INT\n";
+  // U: a segment of 50, Q: (1 + 401k) mod 20000 over U (written out: INDEX then %).
+  const std::string fifty = "CONST INT (50)\nMAKE_SEGDES\nCONST INT (1)\nCONST INT (401)\nCOPY 1 2\nINDEX\n"
+                            "CONST INT (20000)\nCOPY 1 2\nDIST INT\n%\n";  // ... G U Q
+  const std::string bpermute_by_q = "COPY 1 2\nCOPY 1 1\nCOPY 1 6\nCOPY 1 4\nBPERMUTE TY\n";  // G Q T U
+  const std::vector<std::string> uses = {
+      "",                                                                      // G itself
+      "COPY 1 0\nCOPY 1 0\n+ TY\n* TY\n",                                     // G * (G + G), read block by block
+      reversal + "COPY 1 3\nPERMUTE TY\nCOPY 1 0\n* TY\n",                     // PERMUTE of G, squared
+      reversal + "COPY 1 3\nPERMUTE TY\n" + reversal + "COPY 1 3\nPERMUTE TY\n",  // and back: G again
+      fifty + bpermute_by_q,                                                  // BPERMUTE of G by Q
+      reversal + "COPY 1 3\nPERMUTE TY\n" + fifty + bpermute_by_q,            // of G permuted
+  };
+  for (const std::string ty : {"INT", "FLOAT"}) {
+    CAPTURE(ty);
+    for (std::string use : uses) {
+      for (std::size_t at = use.find("TY"); at != std::string::npos; at = use.find("TY")) use.replace(at, 2, ty);
+      CAPTURE(use);
+      const auto deferred = run_text(program(ty, "", use));
+      CHECK(deferred.out == run_text(program(ty, force(ty), use)).out);
+      CHECK(deferred.out.size() > 400);
+    }
+  }
+  // G's elements themselves: 100 + 3 ((5 + 7j) mod 1000).
+  const std::string g = run_text(program("INT", "", "")).out;
+  std::string expected = "( ";
+  for (int j = 0; j < 4; ++j) expected += std::to_string(100 + 3 * ((5 + 7 * j) % 1000)) + " ";
+  CHECK(g.find(expected) != std::string::npos);
+  // PERMUTE of G by a non-permutation (X, repeated values) and BPERMUTE of
+  // G by an index past its end: the plain paths' errors.
+  const std::string by_x = "COPY 1 1\nCOPY 1 3\nPERMUTE INT\n";
+  CHECK(error_of(program("INT", "", by_x)) == error_of(program("INT", force_int, by_x)));
+  CHECK(error_of(program("INT", "", by_x)) != "no error");
+  std::string by_q_int = bpermute_by_q;
+  by_q_int.replace(by_q_int.find("TY"), 2, "INT");
+  const std::string past_end = "CONST INT (3)\nMAKE_SEGDES\nCONST INT (0 20000 1)\n" + by_q_int;
+  CHECK(error_of(program("INT", "", past_end)) == error_of(program("INT", force_int, past_end)));
+  CHECK(error_of(program("INT", "", past_end)).find("index 20000 at position 1") != std::string::npos);
+  const std::string bad = program("INT", "", past_end);
+  int line = 0;
+  try {
+    run_text(bad);
+  } catch (const error& e) {
+    line = e.line();
+  }
+  CHECK(line == std::count(bad.begin(), bad.end(), '\n') - 1);  // BPERMUTE's, the line before RET
+}
