@@ -177,6 +177,35 @@ void machine::rand() {
   finish(1, wrap_value(std::move(out).freeze()));
 }
 
+namespace {
+
+// The DIST a value stands for when it is a lazy one of stored values (an
+// `expanded` not over a replication), or nullptr.
+const expanded* expanded_of_stored(const value& v) noexcept {
+  if (v.lazy() == nullptr) return nullptr;
+  const auto* e = std::get_if<expanded>(&v.lazy()->form);
+  return e != nullptr && e->values->is_stored() ? e : nullptr;
+}
+
+// out[j] = g(values[i], other[j]) for the elements j < n of each segment i
+// of e's shape: a DIST combined with a stored vector where both are, one
+// segment's value at a time. Chunks of the element-wise grain, each starting
+// from the segment that holds its first element. O(n + log segments per chunk).
+template <class T, class U, class G>
+void combine_expanded(const expanded& e, const T* other, std::int64_t n, U* out, const G& g) {
+  const T* values = e.values->as<array<T>>().data();
+  const segd& shape = e.shape;
+  vseg::detail::parallel_for(n, [&](std::int64_t lo, std::int64_t hi) {
+    for (std::int64_t i = segment_of(shape, lo), j = lo; j < hi; ++i) {
+      const std::int64_t end = std::min(hi, shape.end(i));
+      const T v = values[i];
+      for (; j < end; ++j) out[j] = g(v, other[j]);
+    }
+  });
+}
+
+}  // namespace
+
 template <class T, class F>
 bool machine::binary_lazily(F f) {
   using U = std::remove_cvref_t<std::invoke_result_t<F&, const T&, const T&>>;
@@ -189,6 +218,24 @@ bool machine::binary_lazily(F f) {
     fail("vector length mismatch: argument 1 has " + std::to_string(n) + " elements, argument 2 has " +
          std::to_string(y.length()));
   room_for<U>(2, n);
+  // A lazy DIST beside a stored vector (Delaunay's per-point values against
+  // their triangles' or neighbours' elements): each segment's value is used
+  // as it is, not written into a block first, and the result may take the
+  // stored argument's storage.
+  if (const expanded* e = expanded_of_stored(x); e != nullptr && y.is_stored()) {
+    const T* b = y.as<array<T>>().data();
+    finish(2, elementwise_result<U>(n, {0}, [&](std::span<U> out) {
+             combine_expanded(*e, b, n, out.data(), [&](const T& v, const T& w) { return f(v, w); });
+           }));
+    return true;
+  }
+  if (const expanded* e = expanded_of_stored(y); e != nullptr && x.is_stored()) {
+    const T* a = x.as<array<T>>().data();
+    finish(2, elementwise_result<U>(n, {1}, [&](std::span<U> out) {
+             combine_expanded(*e, a, n, out.data(), [&](const T& v, const T& w) { return f(w, v); });
+           }));
+    return true;
+  }
   // Block by block: a lazy argument is written into a block-sized scratch
   // (never whole), a plain one read where it is.
   auto out = buffer<U>::for_overwrite(n);

@@ -613,3 +613,39 @@ TEST_CASE("run: DIST, INDEX and MAKE_SEGDES over repeated values keep their argu
   CHECK(run_text(permute_ones("(0 0 0)")).out == "( 5 6 7 )\n");
   CHECK(error_of(permute_ones("(0 1 0)")).find("index 1 at position 1 outside its segment") != std::string::npos);
 }
+
+TEST_CASE("run: an element-wise op of a lazy DIST and a stored vector reads each segment's value where it is") {
+  // L: a lazy DIST of (5 6 7 8 9 10) over segments of (0 7000 0 10000 3 1),
+  // 17004 elements (empty segments included); X: 100, 103, 106, ... written
+  // out (an INDEX that long is lazy too, so it is forced by OR with itself).
+  // Each program runs once on the lazy L and once on L forced the same way.
+  const std::string force = "COPY 1 0\nOR INT\n";
+  const auto lazy_dist = [](const std::string& f) {
+    return "CONST INT (5 6 7 8 9 10)\nCONST INT (0 7000 0 10000 3 1)\nMAKE_SEGDES\nDIST INT\n" + f;
+  };
+  const auto x_of = [&](int n) {
+    return "CONST INT (100)\nCONST INT (3)\nCONST INT " + std::to_string(n) + "\nMAKE_SEGDES\nINDEX\n" + force;
+  };
+  for (const char* op : {"- INT", "< INT", "* INT"}) {
+    CAPTURE(op);
+    // L op X, X op L, L op (a longer X), and L op X with X kept: X must be unchanged.
+    const auto programs = [&](const std::string& f) {
+      return std::vector<std::string>{
+          main_of(lazy_dist(f) + x_of(17004) + std::string(op) + "\n"),
+          main_of(x_of(17004) + lazy_dist(f) + std::string(op) + "\n"),
+          main_of(lazy_dist(f) + x_of(17010) + std::string(op) + "\n"),
+          main_of(x_of(17004) + lazy_dist(f) + "COPY 1 1\n" + std::string(op) + "\nPOP 1 0\n"),
+      };
+    };
+    const auto lazy = programs("");
+    const auto stored = programs(force);
+    for (std::size_t i = 0; i < lazy.size(); ++i) CHECK(run_text(lazy[i]).out == run_text(stored[i]).out);
+  }
+  // The values where they are: 6 - 100 = -94 first, 8 - (100 + 3 * 7000) after
+  // the 7000 sixes, and X - L's last element 100 + 3 * 17003 - 10.
+  const auto minus = run_text(main_of(lazy_dist("") + x_of(17004) + "- INT\n")).out;
+  CHECK(minus.find("( -94 -97 ") == 0);
+  CHECK(minus.find(" -21091 -21092 -21095 ") != std::string::npos);  // 6 - 21097, then 8 - 21100, 8 - 21103
+  CHECK(run_text(main_of(x_of(17004) + lazy_dist("") + "- INT\n")).out.find(" 51099 )") != std::string::npos);
+  CHECK(run_text(main_of(x_of(17004) + lazy_dist("") + "COPY 1 1\n- INT\nPOP 1 0\n")).out.find("( 100 103 ") == 0);
+}
