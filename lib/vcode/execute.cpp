@@ -204,22 +204,6 @@ void combine_expanded(const expanded& e, const T* other, std::int64_t n, U* out,
   });
 }
 
-// out[j] = g(physical element j, other[j]) for j < n: a replication
-// combined with a stored vector, each virtual segment read from its physical
-// copy where it is. Chunks as above. O(n + log virtual segments per chunk).
-template <class T, class U, class G>
-void combine_replicated(const replicated& r, const T* other, std::int64_t n, U* out, const G& g) {
-  const T* physical = r.physical->as<array<T>>().data();
-  vseg::detail::parallel_for(n, [&](std::int64_t lo, std::int64_t hi) {
-    for (std::int64_t t = segment_of(r, lo), j = lo; j < hi; ++t) {
-      const std::int64_t vstart = r.vstarts[t];
-      const std::int64_t end = std::min(hi, vstart + r.length_of(t));
-      const T* src = physical + (r.start_of(t) - vstart);  // element j of the vector is src[j]
-      for (; j < end; ++j) out[j] = g(src[j], other[j]);
-    }
-  });
-}
-
 // out[j] = g(e's value for j, r's element j) for j < n: a DIST beside a
 // replication (Delaunay at 100,000 points: 772 ops, 87M elements), both
 // segment walks advanced together, neither written into a block. O(n + log
@@ -272,22 +256,6 @@ bool machine::binary_lazily(F f) {
     const T* a = x.as<array<T>>().data();
     finish(2, elementwise_result<U>(n, {1}, [&](std::span<U> out) {
              combine_expanded(*e, a, n, out.data(), [&](const T& v, const T& w) { return f(w, v); });
-           }));
-    return true;
-  }
-  // A replication beside a stored vector (Delaunay's values gathered per
-  // triangle): read from the physical copy, not copied into a block first.
-  if (const replicated* r = replication_of(x); r != nullptr && r->physical->is_stored() && y.is_stored()) {
-    const T* b = y.as<array<T>>().data();
-    finish(2, elementwise_result<U>(n, {0}, [&](std::span<U> out) {
-             combine_replicated(*r, b, n, out.data(), [&](const T& v, const T& w) { return f(v, w); });
-           }));
-    return true;
-  }
-  if (const replicated* r = replication_of(y); r != nullptr && r->physical->is_stored() && x.is_stored()) {
-    const T* a = x.as<array<T>>().data();
-    finish(2, elementwise_result<U>(n, {1}, [&](std::span<U> out) {
-             combine_replicated(*r, a, n, out.data(), [&](const T& v, const T& w) { return f(w, v); });
            }));
     return true;
   }

@@ -650,7 +650,7 @@ TEST_CASE("run: an element-wise op of a lazy DIST and a stored vector reads each
   CHECK(run_text(main_of(x_of(17004) + lazy_dist("") + "COPY 1 1\n- INT\nPOP 1 0\n")).out.find("( 100 103 ") == 0);
 }
 
-TEST_CASE("run: an element-wise op of a replication and a stored vector reads the physical copy") {
+TEST_CASE("run: an element-wise op of a replication beside a stored vector or a lazy DIST gives the written-out result") {
   // R: (5 6 7 8) replicated 5000 times by NESL's DIST, INDEX, PERMUTE
   // (lazy.hpp), held as virtual segments over one copy; X as above.
   const std::string force = "COPY 1 0\nOR INT\n";
