@@ -177,6 +177,58 @@ void machine::rand() {
   finish(1, wrap_value(std::move(out).freeze()));
 }
 
+namespace {
+
+// The DIST a value stands for when it is a lazy one of stored values (an
+// `expanded` not over a replication), or nullptr.
+const expanded* expanded_of_stored(const value& v) noexcept {
+  if (v.lazy() == nullptr) return nullptr;
+  const auto* e = std::get_if<expanded>(&v.lazy()->form);
+  return e != nullptr && e->values->is_stored() ? e : nullptr;
+}
+
+// out[j] = g(values[i], other[j]) for the elements j < n of each segment i
+// of e's shape: a DIST combined with a stored vector where both are, one
+// segment's value at a time. Chunks of the element-wise grain, each starting
+// from the segment that holds its first element. O(n + log segments per chunk).
+template <class T, class U, class G>
+void combine_expanded(const expanded& e, const T* other, std::int64_t n, U* out, const G& g) {
+  const T* values = e.values->as<array<T>>().data();
+  const segd& shape = e.shape;
+  vseg::detail::parallel_for(n, [&](std::int64_t lo, std::int64_t hi) {
+    for (std::int64_t i = segment_of(shape, lo), j = lo; j < hi; ++i) {
+      const std::int64_t end = std::min(hi, shape.end(i));
+      const T v = values[i];
+      for (; j < end; ++j) out[j] = g(v, other[j]);
+    }
+  });
+}
+
+// out[j] = g(e's value for j, r's element j) for j < n: a DIST beside a
+// replication (Delaunay at 100,000 points: 772 ops, 87M elements), both
+// segment walks advanced together, neither written into a block. O(n + log
+// segments per chunk).
+template <class T, class U, class G>
+void combine_expanded_replicated(const expanded& e, const replicated& r, std::int64_t n, U* out, const G& g) {
+  const T* values = e.values->as<array<T>>().data();
+  const T* physical = r.physical->as<array<T>>().data();
+  const segd& shape = e.shape;
+  vseg::detail::parallel_for(n, [&](std::int64_t lo, std::int64_t hi) {
+    std::int64_t i = segment_of(shape, lo);
+    std::int64_t t = segment_of(r, lo);
+    for (std::int64_t j = lo; j < hi;) {
+      while (shape.end(i) <= j) ++i;  // past empty segments
+      while (r.vstarts[t] + r.length_of(t) <= j) ++t;
+      const std::int64_t end = std::min({hi, shape.end(i), r.vstarts[t] + r.length_of(t)});
+      const T v = values[i];
+      const T* src = physical + (r.start_of(t) - r.vstarts[t]);
+      for (; j < end; ++j) out[j] = g(v, src[j]);
+    }
+  });
+}
+
+}  // namespace
+
 template <class T, class F>
 bool machine::binary_lazily(F f) {
   using U = std::remove_cvref_t<std::invoke_result_t<F&, const T&, const T&>>;
@@ -189,6 +241,41 @@ bool machine::binary_lazily(F f) {
     fail("vector length mismatch: argument 1 has " + std::to_string(n) + " elements, argument 2 has " +
          std::to_string(y.length()));
   room_for<U>(2, n);
+  // A lazy DIST beside a stored vector (Delaunay's per-point values against
+  // their triangles' or neighbours' elements): each segment's value is used
+  // as it is, not written into a block first, and the result may take the
+  // stored argument's storage.
+  if (const expanded* e = expanded_of_stored(x); e != nullptr && y.is_stored()) {
+    const T* b = y.as<array<T>>().data();
+    finish(2, elementwise_result<U>(n, {0}, [&](std::span<U> out) {
+             combine_expanded(*e, b, n, out.data(), [&](const T& v, const T& w) { return f(v, w); });
+           }));
+    return true;
+  }
+  if (const expanded* e = expanded_of_stored(y); e != nullptr && x.is_stored()) {
+    const T* a = x.as<array<T>>().data();
+    finish(2, elementwise_result<U>(n, {1}, [&](std::span<U> out) {
+             combine_expanded(*e, a, n, out.data(), [&](const T& v, const T& w) { return f(w, v); });
+           }));
+    return true;
+  }
+  // A DIST beside a replication, in either order: no block copy of either.
+  if (const expanded* e = expanded_of_stored(x); e != nullptr) {
+    if (const replicated* r = replication_of(y); r != nullptr && r->physical->is_stored()) {
+      auto out = buffer<U>::for_overwrite(n);
+      combine_expanded_replicated<T>(*e, *r, n, out.data(), [&](const T& v, const T& w) { return f(v, w); });
+      finish(2, wrap_value(std::move(out).freeze()));
+      return true;
+    }
+  }
+  if (const expanded* e = expanded_of_stored(y); e != nullptr) {
+    if (const replicated* r = replication_of(x); r != nullptr && r->physical->is_stored()) {
+      auto out = buffer<U>::for_overwrite(n);
+      combine_expanded_replicated<T>(*e, *r, n, out.data(), [&](const T& v, const T& w) { return f(w, v); });
+      finish(2, wrap_value(std::move(out).freeze()));
+      return true;
+    }
+  }
   // Block by block: a lazy argument is written into a block-sized scratch
   // (never whole), a plain one read where it is.
   auto out = buffer<U>::for_overwrite(n);

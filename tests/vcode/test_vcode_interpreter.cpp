@@ -713,3 +713,87 @@ TEST_CASE("run: BPERMUTE from a small source is deferred, PERMUTE and BPERMUTE o
   }
   CHECK(line == std::count(bad.begin(), bad.end(), '\n') - 1);  // BPERMUTE's, the line before RET
 }
+
+TEST_CASE("run: an element-wise op of a lazy DIST and a stored vector reads each segment's value where it is") {
+  // L: a lazy DIST of (5 6 7 8 9 10) over segments of (0 7000 0 10000 3 1),
+  // 17004 elements (empty segments included); X: 100, 103, 106, ... written
+  // out (an INDEX that long is lazy too, so it is forced by OR with itself).
+  // Each program runs once on the lazy L and once on L forced the same way.
+  const std::string force = "COPY 1 0\nOR INT\n";
+  const auto lazy_dist = [](const std::string& f) {
+    return "CONST INT (5 6 7 8 9 10)\nCONST INT (0 7000 0 10000 3 1)\nMAKE_SEGDES\nDIST INT\n" + f;
+  };
+  const auto x_of = [&](int n) {
+    return "CONST INT (100)\nCONST INT (3)\nCONST INT " + std::to_string(n) + "\nMAKE_SEGDES\nINDEX\n" + force;
+  };
+  for (const char* op : {"- INT", "< INT", "* INT"}) {
+    CAPTURE(op);
+    // L op X, X op L, L op (a longer X), and L op X with X kept: X must be unchanged.
+    const auto programs = [&](const std::string& f) {
+      return std::vector<std::string>{
+          main_of(lazy_dist(f) + x_of(17004) + std::string(op) + "\n"),
+          main_of(x_of(17004) + lazy_dist(f) + std::string(op) + "\n"),
+          main_of(lazy_dist(f) + x_of(17010) + std::string(op) + "\n"),
+          main_of(x_of(17004) + lazy_dist(f) + "COPY 1 1\n" + std::string(op) + "\nPOP 1 0\n"),
+      };
+    };
+    const auto lazy = programs("");
+    const auto stored = programs(force);
+    for (std::size_t i = 0; i < lazy.size(); ++i) CHECK(run_text(lazy[i]).out == run_text(stored[i]).out);
+  }
+  // The values where they are: 6 - 100 = -94 first, 8 - (100 + 3 * 7000) after
+  // the 7000 sixes, and X - L's last element 100 + 3 * 17003 - 10.
+  const auto minus = run_text(main_of(lazy_dist("") + x_of(17004) + "- INT\n")).out;
+  CHECK(minus.find("( -94 -97 ") == 0);
+  CHECK(minus.find(" -21091 -21092 -21095 ") != std::string::npos);  // 6 - 21097, then 8 - 21100, 8 - 21103
+  CHECK(run_text(main_of(x_of(17004) + lazy_dist("") + "- INT\n")).out.find(" 51099 )") != std::string::npos);
+  CHECK(run_text(main_of(x_of(17004) + lazy_dist("") + "COPY 1 1\n- INT\nPOP 1 0\n")).out.find("( 100 103 ") == 0);
+}
+
+TEST_CASE("run: an element-wise op of a replication beside a stored vector or a lazy DIST gives the written-out result") {
+  // R: (5 6 7 8) replicated 5000 times by NESL's DIST, INDEX, PERMUTE
+  // (lazy.hpp), held as virtual segments over one copy; X as above.
+  const std::string force = "COPY 1 0\nOR INT\n";
+  const auto r_of = [](const std::string& f) {
+    return "CONST INT (5 6 7 8)\nCONST INT (5000 5000 5000 5000)\nMAKE_SEGDES\nDIST INT\n"
+           "CONST INT (0 1 2 3)\nCONST INT (4 4 4 4)\nCONST INT (5000 5000 5000 5000)\nMAKE_SEGDES\nINDEX\n"
+           "CONST INT (20000)\nMAKE_SEGDES\nPERMUTE INT\n" +
+           f;
+  };
+  const auto x_of = [&](int n) {
+    return "CONST INT (100)\nCONST INT (3)\nCONST INT " + std::to_string(n) + "\nMAKE_SEGDES\nINDEX\n" + force;
+  };
+  for (const char* op : {"- INT", "< INT"}) {
+    CAPTURE(op);
+    const auto programs = [&](const std::string& f) {
+      return std::vector<std::string>{
+          main_of(r_of(f) + x_of(20000) + std::string(op) + "\n"),
+          main_of(x_of(20000) + r_of(f) + std::string(op) + "\n"),
+          main_of(r_of(f) + x_of(20007) + std::string(op) + "\n"),
+          main_of(x_of(20000) + r_of(f) + "COPY 1 1\n" + std::string(op) + "\nPOP 1 0\n"),
+      };
+    };
+    const auto lazy = programs("");
+    const auto stored = programs(force);
+    for (std::size_t i = 0; i < lazy.size(); ++i) CHECK(run_text(lazy[i]).out == run_text(stored[i]).out);
+  }
+  // A lazy DIST L beside R, in both orders: L's segments (0 7000 0 10000
+  // 2999 1) end where R's virtual segments (5000 each) do not.
+  const auto l_of = [](const std::string& f) {
+    return "CONST INT (5 6 7 8 9 10)\nCONST INT (0 7000 0 10000 2999 1)\nMAKE_SEGDES\nDIST INT\n" + f;
+  };
+  for (const char* op : {"- INT", "< INT"}) {
+    CAPTURE(op);
+    CHECK(run_text(main_of(l_of("") + r_of("") + std::string(op) + "\n")).out ==
+          run_text(main_of(l_of(force) + r_of(force) + std::string(op) + "\n")).out);
+    CHECK(run_text(main_of(r_of("") + l_of("") + std::string(op) + "\n")).out ==
+          run_text(main_of(r_of(force) + l_of(force) + std::string(op) + "\n")).out);
+  }
+  // 6 - 5, 6 - 6, 6 - 7, ...; the last: 10 - 8.
+  const auto l_minus_r = run_text(main_of(l_of("") + r_of("") + "- INT\n")).out;
+  CHECK(l_minus_r.find("( 1 0 -1 -2 1 ") == 0);
+  CHECK(l_minus_r.find(" 2 )") != std::string::npos);
+  // 5 - 100, 6 - 103, 7 - 106, 8 - 109, 5 - 112; and X - R's last, 100 + 3 * 19999 - 8.
+  CHECK(run_text(main_of(r_of("") + x_of(20000) + "- INT\n")).out.find("( -95 -97 -99 -101 -107 ") == 0);
+  CHECK(run_text(main_of(x_of(20000) + r_of("") + "- INT\n")).out.find(" 60089 )") != std::string::npos);
+}
