@@ -4,9 +4,6 @@
 #include <algorithm>
 #include <atomic>
 #include <climits>
-#include <cstdlib>
-#include <ctime>
-#include <thread>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -25,7 +22,7 @@ void work_then_wait(const meanwhile& work, std::vector<MPI_Request>& requests) {
     MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
     throw;
   }
-  wait_all(static_cast<int>(requests.size()), requests.data(), "MPI_Waitall");
+  check_mpi(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
 }
 
 std::atomic<std::int64_t> testing_limit{0};
@@ -65,34 +62,6 @@ void check_mpi(int code, const char* operation) {
   int length = 0;
   MPI_Error_string(code, text, &length);
   throw std::runtime_error(std::string("vseg::dist: ") + operation + " failed: " + std::string(text, length));
-}
-
-bool node_oversubscribed() {
-  static const bool oversubscribed = [] {
-    const char* local = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
-    if (!local) local = std::getenv("MPI_LOCALNRANKS");
-    if (!local) return false;
-    const long ranks = std::strtol(local, nullptr, 10);
-    const unsigned cores = std::thread::hardware_concurrency();
-    return cores > 0 && ranks > static_cast<long>(cores);
-  }();
-  return oversubscribed;
-}
-
-void wait_all(int count, MPI_Request* requests, const char* operation) {
-  if (!node_oversubscribed()) {
-    check_mpi(MPI_Waitall(count, requests, MPI_STATUSES_IGNORE), operation);
-    return;
-  }
-  long pause_ns = 4000;
-  for (;;) {
-    int done = 0;
-    check_mpi(MPI_Testall(count, requests, &done, MPI_STATUSES_IGNORE), operation);
-    if (done) return;
-    const timespec pause{0, pause_ns};
-    nanosleep(&pause, nullptr);
-    pause_ns = std::min(2 * pause_ns, 256000L);
-  }
 }
 
 std::int64_t message_limit() {

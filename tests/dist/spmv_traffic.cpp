@@ -83,13 +83,10 @@ void check_traffic_2d(const char* name, const vseg::csr_matrix& m, const vseg::d
   if (order == vseg::dist::mesh_fold::column_blocks || s.mesh->cols() == 1) CHECK(chain == 0);
   if (s.mesh->col() + 1 == s.mesh->cols()) CHECK(chain == 0);  // the last process column sends no state
   const std::int64_t calls = (s.mesh->cols() == 1 ? 1 : 2) + chain;
-  // The expand is posted nonblocking (the own x copied meanwhile), the fold
-  // blocks, unless the node is oversubscribed (then it is posted and waited
-  // for asleep, detail::wait_all).
+  // The expand is posted nonblocking (the own x copied meanwhile), the fold blocks.
   CHECK(t.calls == calls);
-  const std::int64_t fold_posted = s.mesh->cols() > 1 && vseg::dist::detail::node_oversubscribed() ? 1 : 0;
-  CHECK(t.by_function["MPI_Ialltoallv"].first == 1 + fold_posted);
-  CHECK(t.by_function["MPI_Alltoallv"].first == (s.mesh->cols() == 1 ? 0 : 1 - fold_posted));
+  CHECK(t.by_function["MPI_Ialltoallv"].first == 1);
+  CHECK(t.by_function["MPI_Alltoallv"].first == (s.mesh->cols() == 1 ? 0 : 1));
   const std::int64_t exchanged = t.by_function["MPI_Ialltoallv"].second + t.by_function["MPI_Alltoallv"].second +
                                  t.by_function["MPI_Isend"].second;
   CHECK(exchanged == model.bytes);

@@ -125,8 +125,7 @@ std::shared_ptr<const row_fold> plan_row_fold(std::shared_ptr<const process_mesh
 // columns of the values the plan sends for it (column_blocks: the partials
 // of the blocks where the row is non-empty, the identity where it is empty
 // everywhere; serial: the one finished row). Collective over the process
-// row: one MPI_Alltoallv (on an oversubscribed node MPI_Ialltoallv, waited
-// for by detail::wait_all). O(rows + received values).
+// row: one MPI_Alltoallv. O(rows + received values).
 template <class T, class Monoid>
 array<T> fold_across(const row_fold& plan, const array<T>& partials, const Monoid& mon) {
   // A process row of one rank owns all its rows, and an empty row's partial
@@ -135,19 +134,10 @@ array<T> fold_across(const row_fold& plan, const array<T>& partials, const Monoi
   auto send = buffer<T>::for_overwrite(static_cast<std::int64_t>(plan.send_rows.size()));
   auto received = buffer<T>::for_overwrite(static_cast<std::int64_t>(plan.recv_rows.size()));
   for (std::size_t k = 0; k < plan.send_rows.size(); ++k) send[static_cast<std::int64_t>(k)] = partials[plan.send_rows[k]];
-  if (node_oversubscribed()) {  // posted, then waited for asleep: the core goes to the ranks still folding
-    MPI_Request request = MPI_REQUEST_NULL;
-    check_mpi(MPI_Ialltoallv(send.data(), plan.send_counts.data(), plan.send_displs.data(), datatype<T>(),
-                             received.data(), plan.recv_counts.data(), plan.recv_displs.data(), datatype<T>(),
-                             plan.mesh->row_comm(), &request),
-              "MPI_Ialltoallv");
-    wait_all(1, &request, "MPI_Ialltoallv");
-  } else {
-    check_mpi(MPI_Alltoallv(send.data(), plan.send_counts.data(), plan.send_displs.data(), datatype<T>(),
-                            received.data(), plan.recv_counts.data(), plan.recv_displs.data(), datatype<T>(),
-                            plan.mesh->row_comm()),
-              "MPI_Alltoallv");
-  }
+  check_mpi(MPI_Alltoallv(send.data(), plan.send_counts.data(), plan.send_displs.data(), datatype<T>(),
+                          received.data(), plan.recv_counts.data(), plan.recv_displs.data(), datatype<T>(),
+                          plan.mesh->row_comm()),
+            "MPI_Alltoallv");
   auto out = buffer<T>::for_overwrite(plan.owned);
   std::vector<char> seen(static_cast<std::size_t>(plan.owned), 0);
   for (std::size_t k = 0; k < plan.recv_rows.size(); ++k) {

@@ -80,19 +80,4 @@ std::int64_t agree_extent(std::int64_t local, MPI_Comm comm);
 // Throws std::runtime_error naming `operation` if an MPI call failed.
 void check_mpi(int code, const char* operation);
 
-// Whether this process's node runs more MPI ranks than it has cores
-// (oversubscribed): the launcher's local rank count (Open MPI's
-// OMPI_COMM_WORLD_LOCAL_SIZE, MPICH's MPI_LOCALNRANKS) against
-// std::thread::hardware_concurrency(); false when the launcher does not say.
-// Read once; O(1) after.
-bool node_oversubscribed();
-
-// Waits for the requests like MPI_Waitall. On an oversubscribed node
-// (node_oversubscribed) a waiting rank sleeps between MPI_Testall polls
-// (4 us, doubling to 256 us) instead of polling in MPI, so that the core
-// goes to the rank it waits for and the kernel can move a runnable rank
-// onto it; elsewhere it is MPI_Waitall. Throws std::runtime_error naming
-// `operation` if MPI fails. O(the wait).
-void wait_all(int count, MPI_Request* requests, const char* operation);
-
 }  // namespace vseg::dist::detail

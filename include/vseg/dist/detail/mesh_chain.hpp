@@ -361,7 +361,7 @@ array<T> fold_chain(const row_chain& c, const Starts& starts, const RowAt& row_a
   }
   for (std::size_t k = 0; k < chunks; ++k) {  // the rows waiting for a state, as the states arrive
     if (c.in_count[k] == 0) continue;
-    wait_all(1, &arriving[k], "MPI_Wait");
+    check_mpi(MPI_Wait(&arriving[k], MPI_STATUS_IGNORE), "MPI_Wait");
     const std::int64_t* waiting = c.waiting.data() + c.waiting_at[k];
     vseg::detail::parallel_for(c.waiting_at[k + 1] - c.waiting_at[k], [&](std::int64_t lo, std::int64_t hi) {
       const T* from = received[k].data();
@@ -379,7 +379,7 @@ array<T> fold_chain(const row_chain& c, const Starts& starts, const RowAt& row_a
     });
     if (c.relays[k]) send(k);
   }
-  wait_all(static_cast<int>(requests.size()), requests.data(), "MPI_Waitall");
+  check_mpi(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
   return std::move(out).freeze();
 }
 
