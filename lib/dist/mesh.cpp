@@ -113,11 +113,18 @@ std::shared_ptr<const row_chain> plan_chain(const process_mesh& mesh, const arra
         out += state_width(c->step[u], len, b);
       }
       if (c->in_at[u] >= 0) c->waiting.push_back(r);
-      c->plain.push_back(len < tuning::fold_group_min && uncut(c->step[u], len) ? 1 : 0);
+      const bool one_piece = uncut(c->step[u], len);
+      const bool plain = one_piece && len < tuning::fold_group_min;
+      c->plain.push_back(plain ? 1 : one_piece ? 2 : 0);
       const bool idle = a == b && c->out_at[u] < 0 && !finishes_here(*c, r);
-      c->kind.push_back(c->in_at[u] >= 0                                  ? row_kind::waiting
-                        : a == 0 && b == len && uncut(c->step[u], len) ? row_kind::whole
-                        : idle && c->in_at[u] < 0                         ? row_kind::absent
+      // A plain row with a state in and none out has its end here (b = len);
+      // one with a state out and none in begins here (a = 0 < b).
+      const bool in = c->in_at[u] >= 0, out = c->out_at[u] >= 0;
+      c->kind.push_back(in && plain && !out                               ? row_kind::tail
+                        : in                                              ? row_kind::waiting
+                        : a == 0 && b == len && uncut(c->step[u], len)    ? row_kind::whole
+                        : idle                                            ? row_kind::absent
+                        : plain && out && a == 0 && b > 0                 ? row_kind::head
                                                                           : row_kind::independent);
       if (c->in_at[u] >= 0 && c->out_at[u] >= 0) relays = 1;
     }

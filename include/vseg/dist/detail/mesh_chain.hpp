@@ -169,12 +169,42 @@ T finish_row(const row_state<T>& s, std::int64_t step, std::int64_t length, cons
   return piece_at(step, length, length).index > 0 ? mon(s.combined, s.acc) : s.acc;
 }
 
+// Continues the fold of an uncut row of `length` >= tuning::fold_group_min
+// elements (one grouped piece) from offset o to q: continue_row without the
+// search for cuts. acc, pair and third are the state (see row_state);
+// at(o') reads the element at row offset o'. O(q - o).
+template <class T, class At, class Monoid>
+void continue_grouped(T& acc, T& pair, T& third, std::int64_t length, std::int64_t o, std::int64_t q, const At& at,
+                      const Monoid& mon) {
+  const std::int64_t groups_end = std::min(q, length / 4 * 4);
+  const auto take = [&](std::int64_t k) {  // element k joins its unfinished group
+    switch (k % 4) {
+      case 0: pair = at(k); break;
+      case 1: pair = mon(pair, at(k)); break;
+      case 2: third = at(k); break;
+      default: acc = mon(acc, mon(pair, mon(third, at(k))));
+    }
+  };
+  for (; o < groups_end && o % 4 != 0; ++o) take(o);
+  for (; o + 4 <= groups_end; o += 4) acc = mon(acc, mon(mon(at(o), at(o + 1)), mon(at(o + 2), at(o + 3))));
+  for (; o < groups_end; ++o) take(o);
+  for (; o < q; ++o) acc = mon(acc, at(o));
+}
+
+// How many elements of an unfinished group an uncut grouped row's state
+// holds at offset o (pending_in_group for its one piece); O(1).
+inline std::int64_t grouped_pending(std::int64_t length, std::int64_t o) { return o < length / 4 * 4 ? o % 4 : 0; }
+
 // How fold_chain treats a local row: all here in one piece of the
 // single-node fold (one fold_range_by, the common case), none of it here
 // and nothing to pass on or finish (the identity), folded here from offset
 // 0 or from where it begins here (no state needed), or waiting for a state
-// from the previous process column.
-enum class row_kind : std::uint8_t { whole, absent, independent, waiting };
+// from the previous process column. Two kinds of the short rows of one
+// plain piece (most of R-MAT's rows), whose state is the accumulator alone,
+// read nothing else of the plan: `head`, begun here and going on (its
+// accumulator is sent), and `tail`, waiting for the accumulator and
+// finished here.
+enum class row_kind : std::uint8_t { whole, absent, independent, waiting, head, tail };
 
 // The chain's plan for one mesh block (built by plan_row_fold).
 struct row_chain {
@@ -183,7 +213,9 @@ struct row_chain {
   std::vector<row_kind> kind;
   // Per local row: 1 if the single-node fold takes it as one plain piece
   // (uncut, below tuning::fold_group_min elements), so that its state is
-  // its accumulator alone: one value wherever it stops past its start.
+  // its accumulator alone: one value wherever it stops past its start; 2 if
+  // it takes it as one grouped piece (uncut, longer), so that no merge-block
+  // cut needs looking for (continue_grouped); 0 otherwise.
   std::vector<std::uint8_t> plain;
   // Per local row: the merge step of its first element in the whole matrix,
   // its length over all column blocks, this rank's offset in it, and this
@@ -252,12 +284,37 @@ array<T> fold_chain(const row_chain& c, const Starts& starts, const RowAt& row_a
   // passes it to `to` or finishes it.
   const auto fold_row = [&](std::int64_t r, const T* from, T* to) {
     const auto u = static_cast<std::size_t>(r);
-    if (c.plain[u]) {  // a short row in one piece (most of R-MAT's): the state is the accumulator
+    if (c.plain[u] == 1) {  // a short row in one piece (most of R-MAT's): the state is the accumulator
       T acc = c.in_at[u] >= 0 ? from[c.in_at[u]] : mon.identity();
       const auto read = row_at(r);
       for (std::int64_t k = starts(r), end = starts(r + 1); k < end; ++k) acc = mon(acc, read(k));
       if (c.out_at[u] >= 0) to[c.out_at[u]] = acc;
       o[r] = finishes_here(c, r) ? acc : mon.identity();
+      return;
+    }
+    if (c.plain[u] == 2) {  // one grouped piece: no cut to look for
+      const std::int64_t length = c.length[u], a = c.offset[u], b = a + c.mine[u];
+      T acc = mon.identity(), pair = mon.identity(), third = mon.identity();
+      if (c.in_at[u] >= 0) {  // begun before: a > 0, so the accumulator is on the wire
+        const T* f = from + c.in_at[u];
+        acc = *f++;
+        const std::int64_t pending = grouped_pending(length, a);
+        if (pending >= 1) pair = *f++;
+        if (pending == 3) third = *f;
+      }
+      if (b > a) {
+        const auto read = row_at(r);
+        const std::int64_t base = starts(r) - a;  // local element of row offset o: base + o
+        continue_grouped(acc, pair, third, length, a, b, [&](std::int64_t at) { return read(base + at); }, mon);
+      }
+      if (c.out_at[u] >= 0) {  // goes on: b > 0
+        T* t = to + c.out_at[u];
+        *t++ = acc;
+        const std::int64_t pending = grouped_pending(length, b);
+        if (pending >= 1) *t++ = pair;
+        if (pending == 3) *t = third;
+      }
+      o[r] = b > a && b == length ? acc : mon.identity();  // finishes_here: the last element is here
       return;
     }
     const std::int64_t step = c.step[u], length = c.length[u], a = c.offset[u], b = a + c.mine[u];
@@ -289,6 +346,12 @@ array<T> fold_chain(const row_chain& c, const Starts& starts, const RowAt& row_a
           o[r] = vseg::detail::fold_range_by<T>(row_at(r), starts(r), starts(r + 1), mon.identity(), mon);
         } else if (kind == row_kind::absent) {
           o[r] = mon.identity();
+        } else if (kind == row_kind::head) {  // a short row begun here: its accumulator goes on
+          T acc = mon.identity();
+          const auto read = row_at(r);
+          for (std::int64_t k = starts(r), end = starts(r + 1); k < end; ++k) acc = mon(acc, read(k));
+          to[c.out_at[static_cast<std::size_t>(r)]] = acc;
+          o[r] = mon.identity();
         } else if (kind == row_kind::independent) {
           fold_row(r, nullptr, to);
         }
@@ -301,7 +364,18 @@ array<T> fold_chain(const row_chain& c, const Starts& starts, const RowAt& row_a
     check_mpi(MPI_Wait(&arriving[k], MPI_STATUS_IGNORE), "MPI_Wait");
     const std::int64_t* waiting = c.waiting.data() + c.waiting_at[k];
     vseg::detail::parallel_for(c.waiting_at[k + 1] - c.waiting_at[k], [&](std::int64_t lo, std::int64_t hi) {
-      for (std::int64_t w = lo; w < hi; ++w) fold_row(waiting[w], received[k].data(), sent[k].data());
+      const T* from = received[k].data();
+      for (std::int64_t w = lo; w < hi; ++w) {
+        const std::int64_t r = waiting[w];
+        if (c.kind[static_cast<std::size_t>(r)] == row_kind::tail) {  // a short row finished here
+          T acc = from[c.in_at[static_cast<std::size_t>(r)]];
+          const auto read = row_at(r);
+          for (std::int64_t e = starts(r), end = starts(r + 1); e < end; ++e) acc = mon(acc, read(e));
+          o[r] = acc;
+        } else {
+          fold_row(r, from, sent[k].data());
+        }
+      }
     });
     if (c.relays[k]) send(k);
   }
