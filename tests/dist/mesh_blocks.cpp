@@ -77,14 +77,28 @@ std::pair<nested<I>, nested<double>> rows_1d(const whole_matrix& m) {
                                      MPI_COMM_WORLD)};
 }
 
+// The cuts of n into `parts` blocks of (nearly) equal size: n * t / parts, t = 0..parts.
+std::vector<std::int64_t> even_cuts(std::int64_t n, std::int64_t parts) {
+  std::vector<std::int64_t> cuts;
+  for (std::int64_t t = 0; t <= parts; ++t) cuts.push_back(n * t / parts);
+  return cuts;
+}
+
+// Row cuts that are not the even ones: every inner cut one row later, and
+// row block 1 empty when there are three or more.
+std::vector<std::int64_t> uneven_row_cuts(std::int64_t n, std::int64_t parts) {
+  std::vector<std::int64_t> cuts;
+  for (std::int64_t t = 0; t <= parts; ++t) cuts.push_back(n * t / parts + (t > 0 && t < parts ? 1 : 0));
+  if (parts >= 3) cuts[2] = cuts[1];
+  return cuts;
+}
+
 template <class I>
 void check_blocks(const sharding& spec, const sharding* layout_1d) {
   auto mesh = std::make_shared<const process_mesh>(spec, MPI_COMM_WORLD);
   const std::int64_t r = mesh->rows(), c = mesh->cols(), rows = 23, columns = 30;
-  std::vector<std::int64_t> row_cuts, column_cuts;
-  for (std::int64_t t = 0; t <= r; ++t) row_cuts.push_back(rows * t / r + (t > 0 && t < r ? 1 : 0));
-  if (r >= 3) row_cuts[2] = row_cuts[1];  // row block 1 empty
-  for (std::int64_t t = 0; t <= c; ++t) column_cuts.push_back(columns * t / c);
+  const std::vector<std::int64_t> row_cuts = uneven_row_cuts(rows, r);  // row block 1 empty with 3+
+  const std::vector<std::int64_t> column_cuts = even_cuts(columns, c);
   // Column block 1 (with two or more) gets no entry.
   const whole_matrix m = c >= 2 ? make_matrix(rows, columns, column_cuts[1], column_cuts[2])
                                 : make_matrix(rows, columns, 0, 0);
@@ -167,9 +181,7 @@ TEST_CASE("to_mesh_blocks: one exchange of 8 bytes a row and column block plus t
     INFO(spec);
     auto mesh = std::make_shared<const process_mesh>(spec, MPI_COMM_WORLD);
     const std::int64_t r = mesh->rows(), c = mesh->cols(), rows = 23, columns = 30;
-    std::vector<std::int64_t> row_cuts, column_cuts;
-    for (std::int64_t t = 0; t <= r; ++t) row_cuts.push_back(rows * t / r);
-    for (std::int64_t t = 0; t <= c; ++t) column_cuts.push_back(columns * t / c);
+    const std::vector<std::int64_t> row_cuts = even_cuts(rows, r), column_cuts = even_cuts(columns, c);
     const whole_matrix m = make_matrix(rows, columns, 0, 0);
     const auto [cols, vals] = rows_1d<std::int32_t>(m);
     // What this rank sends to the others: per row of its 1D part and column
@@ -204,9 +216,7 @@ TEST_CASE("to_mesh_blocks: bad input throws the same exception on every rank, no
   const int p = nranks();
   auto mesh = std::make_shared<const process_mesh>(sharding::mesh(), MPI_COMM_WORLD);
   const std::int64_t r = mesh->rows(), c = mesh->cols(), rows = 12, columns = 10;
-  std::vector<std::int64_t> row_cuts, column_cuts;
-  for (std::int64_t t = 0; t <= r; ++t) row_cuts.push_back(rows * t / r);
-  for (std::int64_t t = 0; t <= c; ++t) column_cuts.push_back(columns * t / c);
+  const std::vector<std::int64_t> row_cuts = even_cuts(rows, r), column_cuts = even_cuts(columns, c);
   const whole_matrix m = make_matrix(rows, columns, 0, 0);
   const auto [cols, vals] = rows_1d<std::int32_t>(m);
   REQUIRE_NOTHROW(to_mesh_blocks(cols, vals, mesh, row_cuts, column_cuts));
@@ -264,10 +274,8 @@ template <class I>
 void check_rows_back(const sharding& spec, bool descending) {
   auto mesh = std::make_shared<const process_mesh>(spec, MPI_COMM_WORLD);
   const std::int64_t r = mesh->rows(), c = mesh->cols(), rows = 23, columns = 30;
-  std::vector<std::int64_t> row_cuts, column_cuts;
-  for (std::int64_t t = 0; t <= r; ++t) row_cuts.push_back(rows * t / r + (t > 0 && t < r ? 1 : 0));
-  if (r >= 3) row_cuts[2] = row_cuts[1];  // row block 1 empty
-  for (std::int64_t t = 0; t <= c; ++t) column_cuts.push_back(columns * t / c);
+  const std::vector<std::int64_t> row_cuts = uneven_row_cuts(rows, r);  // row block 1 empty with 3+
+  const std::vector<std::int64_t> column_cuts = even_cuts(columns, c);
   whole_matrix m = make_matrix(rows, columns, 0, 0);
   if (descending)
     for (std::size_t k = 0; k < m.cols.size(); ++k) {
@@ -326,8 +334,7 @@ TEST_CASE("from_mesh_blocks: one exchange within the process row, 8 bytes a row 
   auto mesh = std::make_shared<const process_mesh>(sharding::mesh(1, nranks()), MPI_COMM_WORLD);
   const std::int64_t c = mesh->cols(), rows = 23, columns = 30;
   const std::vector<std::int64_t> row_cuts{0, rows};
-  std::vector<std::int64_t> column_cuts;
-  for (std::int64_t t = 0; t <= c; ++t) column_cuts.push_back(columns * t / c);
+  const std::vector<std::int64_t> column_cuts = even_cuts(columns, c);
   const whole_matrix m = make_matrix(rows, columns, 0, 0);
   const auto [cols, vals] = rows_1d<std::int32_t>(m);
   const auto blocks = to_mesh_blocks(cols, vals, mesh, row_cuts, column_cuts);
@@ -353,9 +360,7 @@ TEST_CASE("from_mesh_blocks: bad input throws the same exception on every rank, 
   const int p = nranks();
   auto mesh = std::make_shared<const process_mesh>(sharding::mesh(), MPI_COMM_WORLD);
   const std::int64_t r = mesh->rows(), c = mesh->cols(), rows = 12, columns = 10;
-  std::vector<std::int64_t> row_cuts, column_cuts;
-  for (std::int64_t t = 0; t <= r; ++t) row_cuts.push_back(rows * t / r);
-  for (std::int64_t t = 0; t <= c; ++t) column_cuts.push_back(columns * t / c);
+  const std::vector<std::int64_t> row_cuts = even_cuts(rows, r), column_cuts = even_cuts(columns, c);
   const whole_matrix m = make_matrix(rows, columns, 0, 0);
   const auto [cols, vals] = rows_1d<std::int32_t>(m);
   const auto blocks = to_mesh_blocks(cols, vals, mesh, row_cuts, column_cuts);
@@ -400,10 +405,8 @@ TEST_CASE("scan_s on mesh blocks: the single-node scan_s bits of the whole matri
       INFO(spec << ", " << order);
       auto mesh = std::make_shared<const process_mesh>(spec, MPI_COMM_WORLD);
       const std::int64_t r = mesh->rows(), c = mesh->cols(), rows = 23, columns = 30;
-      std::vector<std::int64_t> row_cuts, column_cuts;
-      for (std::int64_t t = 0; t <= r; ++t) row_cuts.push_back(rows * t / r + (t > 0 && t < r ? 1 : 0));
-      if (r >= 3) row_cuts[2] = row_cuts[1];  // row block 1 empty
-      for (std::int64_t t = 0; t <= c; ++t) column_cuts.push_back(columns * t / c);
+      const std::vector<std::int64_t> row_cuts = uneven_row_cuts(rows, r);  // row block 1 empty with 3+
+      const std::vector<std::int64_t> column_cuts = even_cuts(columns, c);
       whole_matrix m = make_matrix(rows, columns, 0, 0);
       // Values that round differently in another order, and one long row
       // over three of the scan's blocks (tuning::segmented_block): the
