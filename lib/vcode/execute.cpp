@@ -15,7 +15,9 @@
 #include <type_traits>
 #include <utility>
 #include <variant>
+#include <vector>
 
+#include "fused_eval.hpp"
 #include "lcg48.hpp"
 #include "machine.hpp"
 #include "scalar.hpp"
@@ -75,6 +77,7 @@ template <class T, class F>
 void machine::binary(F f) {
   using U = std::remove_cvref_t<std::invoke_result_t<F&, const T&, const T&>>;
   need(2);
+  if (binary_fused<T, F>()) return;
   const T* sa = splat_scalar<T>(1);
   const T* sb = splat_scalar<T>(0);
   if (sa != nullptr || sb != nullptr) {
@@ -228,6 +231,48 @@ void combine_expanded_replicated(const expanded& e, const replicated& r, std::in
 }
 
 }  // namespace
+
+template <class T, class F>
+bool machine::binary_fused() {
+  using U = std::remove_cvref_t<std::invoke_result_t<F&, const T&, const T&>>;
+  if constexpr (!std::is_same_v<T, double> || !std::is_same_v<U, double> || !std::is_default_constructible_v<F>) {
+    return false;
+  } else {
+    const value& x = at(1);
+    const value& y = at(0);
+    if (x.which() != value::float_ || y.which() != value::float_) return false;  // arg() reports it
+    const std::int64_t n = x.length();
+    if (n < lazy_min || y.length() < n) return false;  // a short y: the usual error
+    // A lazy operand that is cheap to read again: a replication, a DIST or
+    // a fused value (fused.hpp); a plain or splat pair is computed as usual.
+    const auto fusible = [](const value& v) {
+      const lazy_vector* l = v.lazy();
+      return l != nullptr && (std::holds_alternative<replicated>(l->form) ||
+                              std::holds_alternative<expanded>(l->form) || std::holds_alternative<fused>(l->form));
+    };
+    if (!fusible(x) && !fusible(y)) return false;
+    const std::int64_t ops = 1 + fused_ops(x) + fused_ops(y);
+    if (ops > fused_ops_max) return false;
+    // It holds its leaves (the operands that are not fused values): each
+    // distinct one counted once, however often the expression reads it.
+    std::vector<const value*> leaves;
+    const auto collect = [&leaves](const auto& self, const value& v) -> void {
+      if (const fused* w = fused_of(v)) {
+        self(self, *w->a);
+        self(self, *w->b);
+      } else if (std::find(leaves.begin(), leaves.end(), &v) == leaves.end()) {
+        leaves.push_back(&v);
+      }
+    };
+    collect(collect, x);
+    collect(collect, y);
+    std::int64_t words = 0;
+    for (const value* v : leaves) words += v->words();
+    fused z{&fused_binary<F>, stack_[stack_.size() - 2], stack_[stack_.size() - 1], ops};
+    finish(2, value::lazy_of(value::float_, std::make_shared<const lazy_vector>(lazy_vector{n, words, std::move(z)})));
+    return true;
+  }
+}
 
 template <class T, class F>
 bool machine::binary_lazily(F f) {

@@ -16,7 +16,8 @@
 // values: a data block, physical segments and vsegids). EXTRACT, BPERMUTE,
 // the reductions, DIST and element-wise ops read it without writing it out
 // (replication.cpp); any other op materialises it (machine::arg). A fourth
-// form, `gathered` (gathered.hpp), is a BPERMUTE kept as its source and index.
+// form, `gathered` (gathered.hpp), is a BPERMUTE kept as its source and index;
+// a fifth, `fused` (fused.hpp), a FLOAT element-wise op kept as its operands.
 #pragma once
 
 #include <algorithm>
@@ -25,6 +26,7 @@
 
 #include <boost/smart_ptr/intrusive_ptr.hpp>
 
+#include "fused.hpp"
 #include "gathered.hpp"
 #include "scalar.hpp"
 #include "value.hpp"
@@ -83,11 +85,22 @@ struct replicated {
 };
 
 struct lazy_vector {
-  using form_type = std::variant<expanded, affine, transposed, replicated, gathered>;
+  using form_type = std::variant<expanded, affine, transposed, replicated, gathered, fused>;
   std::int64_t length = 0;  // elements it stands for
   std::int64_t words = 0;   // 8-byte words it holds (the -m unit): physical ones only
   form_type form;
 };
+
+// The deferred element-wise op a value is, or nullptr.
+inline const fused* fused_of(const value& v) noexcept {
+  return v.lazy() != nullptr ? std::get_if<fused>(&v.lazy()->form) : nullptr;
+}
+
+// The ops one element of v costs to read: its fused expression's, else 0.
+inline std::int64_t fused_ops(const value& v) noexcept {
+  const fused* z = fused_of(v);
+  return z != nullptr ? z->ops : 0;
+}
 
 // The replication a value is, or nullptr.
 inline const replicated* replication_of(const value& v) noexcept {
@@ -130,6 +143,12 @@ T element_at(const value& v, std::int64_t j) {
     if (const auto* g = std::get_if<gathered>(&v.lazy()->form)) {
       T x;
       write_gathered<T>(*g, j, j + 1, &x);
+      return x;
+    }
+  if constexpr (std::is_same_v<T, double>)
+    if (const fused* z = fused_of(v)) {
+      double x;
+      write_fused(*z, j, j + 1, &x);
       return x;
     }
   return a[j];
@@ -186,6 +205,8 @@ void write_range(const value& v, std::int64_t lo, std::int64_t hi, T* out) {
     }
   } else if (const auto* g = std::get_if<gathered>(&form)) {
     write_gathered<T>(*g, lo, hi, out);
+  } else if (const auto* z = std::get_if<fused>(&form)) {
+    if constexpr (std::is_same_v<T, double>) write_fused(*z, lo, hi, out);
   } else {
     const auto& r = std::get<replicated>(form);
     const T* d = r.physical->as<array<T>>().data();

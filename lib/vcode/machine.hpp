@@ -295,6 +295,10 @@ class machine {
   template <class T> bool permute_replicated_segments();
   // A reduction over virtual segments: each physical segment once, then replicated (DPH's fold_vs).
   template <class T, class M> bool reduce_replicated(const M& m);
+  // A FLOAT element-wise op with a lazy argument kept as its op and operands (fused.hpp).
+  template <class T, class F> bool binary_fused();
+  // A reduction of a fused value, each segment's elements evaluated block by block, left to right.
+  template <class T, class M> bool reduce_fused(const M& m);
   // An element-wise op with a lazy argument, read block by block.
   template <class T, class F> bool binary_lazily(F f);
   // Whether s has the replication r's virtual segments. O(segments).

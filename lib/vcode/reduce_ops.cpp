@@ -7,6 +7,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "fused.hpp"
 #include "machine.hpp"
 #include "scalar.hpp"
 #include "value.hpp"
@@ -117,8 +118,40 @@ bool machine::reduce_replicated(const M& m) {  // data segd
 }
 
 template <class T, class M>
+bool machine::reduce_fused(const M& m) {  // data segd
+  need(2);
+  const fused* z = fused_of(at(1));
+  if constexpr (!std::is_same_v<T, double>) {
+    return false;
+  } else {
+    if (z == nullptr || at(1).which() != value::float_ || at(0).which() != value::segdes) return false;
+    const segd& s = at(0).as<segd>();
+    covers(s, at(1).length(), "the data");
+    // Each segment from M's identity, left to right (NESL's order, as
+    // ordered_fold_s), its elements evaluated a block at a time.
+    auto out = buffer<double>::for_overwrite(s.segments());
+    double* o = out.data();
+    by_segment_ranges(s, [&](std::int64_t first, std::int64_t last) {
+      double block[fused_block];
+      for (std::int64_t j = first; j < last; ++j) {
+        double acc = m.identity();
+        for (std::int64_t lo = s.start(j), end = s.end(j); lo < end; lo += fused_block) {
+          const std::int64_t hi = std::min(end, lo + fused_block);
+          write_fused(*z, lo, hi, block);
+          for (std::int64_t i = 0; i < hi - lo; ++i) acc = m(acc, block[i]);
+        }
+        o[j] = acc;
+      }
+    });
+    finish(2, wrap_value(std::move(out).freeze()));
+    return true;
+  }
+}
+
+template <class T, class M>
 void machine::reduce(const M& m) {
   if (reduce_replicated<T>(m)) return;
+  if (reduce_fused<T>(m)) return;
   const auto& data = vec<T>(2, 1);
   const segd& s = segdes(2, 2);
   covers(s, data.size(), "the data");

@@ -67,6 +67,18 @@ array<T> machine::materialized(const value& v) {
   // elements in segments of ~6 for BPERMUTE and PERMUTE; 6% of its CPU).
   const auto& form = v.lazy()->form;
   if (const auto* g = std::get_if<gathered>(&form)) return written_out<T>(*g);
+  if constexpr (std::is_same_v<T, double>)
+    if (const auto* z = std::get_if<fused>(&form)) {  // written once, kept for every entry holding it
+      if (const array<double>* w = z->written_out()) return *w;
+      auto out = buffer<double>::for_overwrite(v.length());
+      double* o = out.data();
+      vseg::detail::for_each_block(v.length(), lazy_block, [&](std::int64_t, std::int64_t lo, std::int64_t hi) {
+        write_fused(*z, lo, hi, o + lo);
+      });
+      array<double> result = std::move(out).freeze();
+      *z->written = value{result};
+      return result;
+    }
   if (const auto* e = std::get_if<expanded>(&form); e != nullptr && e->values->is_stored())
     return vseg::replicate_s(e->shape, e->values->as<array<T>>());
   if constexpr (std::is_same_v<T, std::int32_t>)
