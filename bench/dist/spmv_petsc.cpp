@@ -175,9 +175,11 @@ void compare(const char* name, const vseg::csr_matrix& a, int rounds, const vseg
                 "vseg/PETSc %.2f (median), %.2f (min)\n",
                 v.median * 1e3, v.min * 1e3, v.max * 1e3, p.median * 1e3, p.min * 1e3, p.max * 1e3,
                 v.median / p.median, v.min / p.min);
-    std::printf("  2D %s, row weight %lld: setup %.3f ms (first product %.3f ms); product median %.3f ms (min %.3f, max %.3f) | "
+    std::printf("  2D %s, row weight %lld: setup %.3f ms (first product %.3f ms); product median %.3f ms "
+                "(min %.3f, max %.3f) | "
                 "vseg 2D/PETSc %.2f (median), %.2f (min) | 2D/1D %.2f (median)\n",
-                s2.mesh->spec().to_string().c_str(), static_cast<long long>(row_weight), mesh_build * 1e3, mesh_first * 1e3, v2.median * 1e3,
+                s2.mesh->spec().to_string().c_str(), static_cast<long long>(row_weight), mesh_build * 1e3,
+                mesh_first * 1e3, v2.median * 1e3,
                 v2.min * 1e3, v2.max * 1e3, v2.median / p.median, v2.min / p.min, v2.median / v.median);
     std::printf("  2D cb (mesh_fold::column_blocks): product median %.3f ms (min %.3f, max %.3f) | "
                 "vseg 2D cb/PETSc %.2f (median), %.2f (min) | 2D/2D cb %.2f (median); 2D bits %s 1D's\n",

@@ -192,7 +192,8 @@ inline std::vector<std::int64_t> mesh_row_cuts(const vseg::dist::nested<std::int
   std::int64_t k = 0;
   for (std::int64_t q = 0; q < lengths.size(); ++q) {
     while (grid_row(rows, g, k + 1) <= ids[q]) ++k;
-    for (const std::int32_t c : cols.pieces()[q]) ++counts[static_cast<std::size_t>(k * pc + column_block_of(col_blocks, c))];
+    for (const std::int32_t c : cols.pieces()[q])
+      ++counts[static_cast<std::size_t>(k * pc + column_block_of(col_blocks, c))];
   }
   MPI_Allreduce(MPI_IN_PLACE, counts.data(), static_cast<int>(counts.size()), MPI_INT64_T, MPI_SUM, cols.comm());
   return min_max_row_cuts(counts, rows, g, parts, pc, row_weight);

@@ -133,7 +133,8 @@ std::int64_t largest_block(const vseg::csr_matrix& m, const std::vector<std::int
 
 }  // namespace
 
-TEST_CASE("2D row blocks: mesh_rows' cuts have the least largest block cost (brute force), and mesh_row_cuts equals mesh_rows on every rank") {
+TEST_CASE("2D row blocks: mesh_rows' cuts have the least largest block cost (brute force), and mesh_row_cuts "
+          "equals mesh_rows on every rank") {
   const auto m = dist_spmv::rmat(6, 8);  // 64 rows: every pair of cuts is tried
   for (const std::int64_t pc : {1, 2, 3}) {
     std::vector<std::int64_t> col_blocks;
@@ -143,7 +144,8 @@ TEST_CASE("2D row blocks: mesh_rows' cuts have the least largest block cost (bru
       std::int64_t best2 = std::numeric_limits<std::int64_t>::max(), best3 = best2;
       for (std::int64_t a = 0; a <= m.rows; ++a) {
         best2 = std::min(best2, largest_block(m, {0, a, m.rows}, col_blocks, weight));
-        for (std::int64_t b = a; b <= m.rows; ++b) best3 = std::min(best3, largest_block(m, {0, a, b, m.rows}, col_blocks, weight));
+        for (std::int64_t b = a; b <= m.rows; ++b)
+          best3 = std::min(best3, largest_block(m, {0, a, b, m.rows}, col_blocks, weight));
       }
       const auto two = dist_spmv::mesh_rows(m, 2, col_blocks, weight, m.rows);
       const auto three = dist_spmv::mesh_rows(m, 3, col_blocks, weight, m.rows);
