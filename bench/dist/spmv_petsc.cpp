@@ -28,7 +28,9 @@
 // one), so that neither contender runs more threads than the machine has
 // cores: bound to a core each (2 ranks on 2 cores) that is TBB's default.
 //
-//   mpiexec -n 2 ./spmv_petsc [n=64] [scale=18] [rounds=30] [mesh RxC, default MPI_Dims_create's]
+//   mpiexec -n 2 ./spmv_petsc [n=64] [scale=18] [rounds=30] [mesh RxC, default MPI_Dims_create's, or -]
+//                             [2D row weight, default dist_spmv::default_row_weight; < 0: the
+//                              row blocks balanced by nonzeros, as before dist11]
 #include <mpi.h>
 #include <petscmat.h>
 #include <tbb/global_control.h>
@@ -42,6 +44,7 @@
 #include <limits>
 #include <memory>
 #include <optional>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -77,7 +80,8 @@ double timed(F&& f) {
 
 
 // One matrix: both products, interleaved; prints one block of results.
-void compare(const char* name, const vseg::csr_matrix& a, int rounds, const vseg::dist::sharding& mesh_spec) {
+void compare(const char* name, const vseg::csr_matrix& a, int rounds, const vseg::dist::sharding& mesh_spec,
+             std::int64_t row_weight) {
   int rank = 0, nranks = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &nranks);
@@ -94,12 +98,13 @@ void compare(const char* name, const vseg::csr_matrix& a, int rounds, const vseg
   const double vseg_first = timed([&] { y_vseg = dist_spmv::multiply(s); });
   std::optional<dist_spmv::system_2d> built_2d;
   const double mesh_build =
-      timed([&] { built_2d.emplace(dist_spmv::distribute_2d(a, mesh_spec, MPI_COMM_WORLD)); });
+      timed([&] { built_2d.emplace(
+        dist_spmv::distribute_2d(a, mesh_spec, MPI_COMM_WORLD, vseg::dist::mesh_fold::serial, row_weight)); });
   const dist_spmv::system_2d& s2 = *built_2d;
   vseg::array<double> y_2d;
   const double mesh_first = timed([&] { y_2d = dist_spmv::multiply(s2); });
   const dist_spmv::system_2d s2cb =
-      dist_spmv::distribute_2d(a, mesh_spec, MPI_COMM_WORLD, vseg::dist::mesh_fold::column_blocks);
+      dist_spmv::distribute_2d(a, mesh_spec, MPI_COMM_WORLD, vseg::dist::mesh_fold::column_blocks, row_weight);
   vseg::array<double> y_2dcb = dist_spmv::multiply(s2cb);
 
   // ---- PETSc: the same local rows as an MPIAIJ matrix (PETSc copies the arrays).
@@ -170,9 +175,11 @@ void compare(const char* name, const vseg::csr_matrix& a, int rounds, const vseg
                 "vseg/PETSc %.2f (median), %.2f (min)\n",
                 v.median * 1e3, v.min * 1e3, v.max * 1e3, p.median * 1e3, p.min * 1e3, p.max * 1e3,
                 v.median / p.median, v.min / p.min);
-    std::printf("  2D %s: setup %.3f ms (first product %.3f ms); product median %.3f ms (min %.3f, max %.3f) | "
+    std::printf("  2D %s, row weight %lld: setup %.3f ms (first product %.3f ms); product median %.3f ms "
+                "(min %.3f, max %.3f) | "
                 "vseg 2D/PETSc %.2f (median), %.2f (min) | 2D/1D %.2f (median)\n",
-                s2.mesh->spec().to_string().c_str(), mesh_build * 1e3, mesh_first * 1e3, v2.median * 1e3,
+                s2.mesh->spec().to_string().c_str(), static_cast<long long>(row_weight), mesh_build * 1e3,
+                mesh_first * 1e3, v2.median * 1e3,
                 v2.min * 1e3, v2.max * 1e3, v2.median / p.median, v2.min / p.min, v2.median / v.median);
     std::printf("  2D cb (mesh_fold::column_blocks): product median %.3f ms (min %.3f, max %.3f) | "
                 "vseg 2D cb/PETSc %.2f (median), %.2f (min) | 2D/2D cb %.2f (median); 2D bits %s 1D's\n",
@@ -216,13 +223,14 @@ int main(int argc, char** argv) {
   const int scale = argc > 2 ? std::atoi(argv[2]) : 18;
   const int rounds = argc > 3 ? std::atoi(argv[3]) : 30;
   int mesh_rows = 0, mesh_cols = 0;
-  if (argc > 4 && std::sscanf(argv[4], "%dx%d", &mesh_rows, &mesh_cols) != 2) {
+  if (argc > 4 && std::string_view(argv[4]) != "-" && std::sscanf(argv[4], "%dx%d", &mesh_rows, &mesh_cols) != 2) {
     if (rank == 0) std::fprintf(stderr, "spmv_petsc: mesh '%s' is not RxC\n", argv[4]);
     MPI_Abort(MPI_COMM_WORLD, 1);
   }
   const auto mesh = vseg::dist::sharding::mesh(mesh_rows, mesh_cols);
-  compare("stencil27", dist_spmv::stencil(n), rounds, mesh);
-  compare("rmat", dist_spmv::rmat(scale, 16), rounds, mesh);
+  const std::int64_t row_weight = argc > 5 ? std::atoll(argv[5]) : dist_spmv::default_row_weight;
+  compare("stencil27", dist_spmv::stencil(n), rounds, mesh, row_weight);
+  compare("rmat", dist_spmv::rmat(scale, 16), rounds, mesh, row_weight);
   PetscFinalize();
   return 0;
 }

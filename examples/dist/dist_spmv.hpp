@@ -131,7 +131,7 @@ inline system distribute(const vseg::csr_matrix& m, const vseg::dist::sharding& 
 }
 
 // The matrix on a 2D process mesh (notes/distributed.md, "2D SpMV"): rows in
-// mesh.rows() blocks balanced by nonzeros, columns in mesh.cols() equal
+// mesh.rows() blocks of balanced block cost (mesh_rows), columns in mesh.cols() equal
 // blocks. Rank (i, j) holds A_ij as a mesh block folding in `order` (one
 // segment per row of row block i, cols renumbered from its column block's
 // start), and part i of x's column block j cut in mesh.rows() equal parts;
@@ -176,16 +176,44 @@ inline std::vector<std::int64_t> balanced_row_cuts(const vseg::dist::nested<std:
   return first;
 }
 
+// Collective: mesh_rows(m, parts, col_blocks, row_weight, grid)
+// (spmv_model.hpp) from the rows of a 1D array: the elements per grid
+// bucket and column block counted where the rows are, summed by one
+// MPI_Allreduce. O(local entries log pc + grid pc log(nnz + rows)).
+inline std::vector<std::int64_t> mesh_row_cuts(const vseg::dist::nested<std::int32_t>& cols, std::int64_t parts,
+                                               const std::vector<std::int64_t>& col_blocks,
+                                               std::int64_t row_weight = default_row_weight,
+                                               std::int64_t grid = 4096) {
+  const std::int64_t rows = cols.global_segments(), g = std::min(rows, grid);
+  const std::int64_t pc = static_cast<std::int64_t>(col_blocks.size()) - 1;
+  std::vector<std::int64_t> counts(static_cast<std::size_t>(g * pc), 0);
+  const auto lengths = cols.pieces().physical_lengths();
+  const auto ids = cols.piece_ids();  // increasing: the 1D rows are contiguous
+  std::int64_t k = 0;
+  for (std::int64_t q = 0; q < lengths.size(); ++q) {
+    while (grid_row(rows, g, k + 1) <= ids[q]) ++k;
+    for (const std::int32_t c : cols.pieces()[q])
+      ++counts[static_cast<std::size_t>(k * pc + column_block_of(col_blocks, c))];
+  }
+  MPI_Allreduce(MPI_IN_PLACE, counts.data(), static_cast<int>(counts.size()), MPI_INT64_T, MPI_SUM, cols.comm());
+  return min_max_row_cuts(counts, rows, g, parts, pc, row_weight);
+}
+
 // Collective: the 2D system, built from the 1D rows each rank reads
-// (rows_1d) by to_mesh_blocks' one exchange; no rank reads other rows.
+// (rows_1d) by to_mesh_blocks' one exchange; no rank reads other rows. Row
+// blocks by mesh_row_cuts (the largest block's elements + row_weight per
+// row, least), or, for row_weight < 0, balanced by the rows' nonzeros over
+// the whole matrix row (balanced_row_cuts: the cuts before dist11).
 inline system_2d distribute_2d(const vseg::csr_matrix& m, const vseg::dist::sharding& spec, MPI_Comm comm,
-                               vseg::dist::mesh_fold order = vseg::dist::mesh_fold::serial) {
+                               vseg::dist::mesh_fold order = vseg::dist::mesh_fold::serial,
+                               std::int64_t row_weight = default_row_weight) {
   auto mesh = std::make_shared<const vseg::dist::process_mesh>(spec, comm);
   const int i = mesh->row(), j = mesh->col();
   const auto [cols_1d, vals_1d] = rows_1d(m, comm);
-  const auto row_blocks = balanced_row_cuts(cols_1d, mesh->rows());
   std::vector<std::int64_t> column_blocks;
   for (std::int64_t t = 0; t <= mesh->cols(); ++t) column_blocks.push_back(column_block_start(m.cols, mesh->cols(), t));
+  const auto row_blocks = row_weight < 0 ? balanced_row_cuts(cols_1d, mesh->rows())
+                                        : mesh_row_cuts(cols_1d, mesh->rows(), column_blocks, row_weight);
   // The blocks come in the library's allocator (huge pages), not in the C
   // heap: every product streams the values, and from the heap's 4 KiB pages
   // 1D ran 6-14 % slower (notes/distributed.md, dist7).

@@ -6,7 +6,9 @@
 //       rank r sends to rank s the distinct x entries it owns that s's rows
 //       name. This is what the gather plan of dist::index_l moves; the
 //       test spmv_traffic checks the two agree through the PMPI counts.
-//   2D  a pr x pc mesh: rows in pr blocks balanced by nonzeros, columns in
+//   2D  a pr x pc mesh: rows in pr blocks minimising the largest block's
+//       elements + row_weight per row (mesh_rows; row_weight < 0: balanced
+//       by the rows' nonzeros, balanced_rows), columns in
 //       pc equal blocks; rank (i, j) holds block A_ij, part i of x's column
 //       block j and part j of y's row block i. Expand: the distinct x entries
 //       of A_ij come from the pr ranks of process column j. Fold, by order:
@@ -45,6 +47,86 @@ inline std::vector<std::int64_t> balanced_rows(const vseg::csr_matrix& m, std::i
     start += m.row_lengths[r];
   }
   return first;
+}
+
+// Grid position k of g positions over `rows` rows: rows * k / g.
+inline std::int64_t grid_row(std::int64_t rows, std::int64_t g, std::int64_t k) {
+  return static_cast<std::int64_t>(static_cast<wide>(rows) * k / g);
+}
+
+// The default per-row weight of mesh_rows' block cost, in elements: what a
+// row costs the fold (its plan and its state) whether it has elements in
+// the block or not (notes/distributed.md, dist9 and dist11: ~10 for the
+// serial chain, ~4 for column_blocks, measured on R-MAT's 2x2 blocks).
+inline constexpr std::int64_t default_row_weight = 8;
+
+// Row offsets of pr row blocks on a mesh of pc process columns minimising
+// the largest block's cost, a block's cost being its elements plus
+// row_weight per row of its row block; cuts on the grid of g positions
+// (grid_row), counts[k * pc + j] the elements of rows
+// [grid_row(k), grid_row(k + 1)) in column block j. Greedy blocks (each the
+// longest within a cost bound) under a binary search of the bound;
+// O(g pc log(nnz + rows)).
+inline std::vector<std::int64_t> min_max_row_cuts(const std::vector<std::int64_t>& counts, std::int64_t rows,
+                                                  std::int64_t g, std::int64_t pr, std::int64_t pc,
+                                                  std::int64_t row_weight) {
+  std::vector<std::int64_t> first(static_cast<std::size_t>(pr) + 1, rows);
+  first[0] = 0;
+  if (g == 0) return first;
+  // f[k * pc + j]: column block j's cost of the rows before grid position k.
+  std::vector<std::int64_t> f(static_cast<std::size_t>((g + 1) * pc), 0);
+  for (std::int64_t k = 0; k < g; ++k)
+    for (std::int64_t j = 0; j < pc; ++j)
+      f[(k + 1) * pc + j] =
+          f[k * pc + j] + counts[k * pc + j] + row_weight * (grid_row(rows, g, k + 1) - grid_row(rows, g, k));
+  const auto cost = [&](std::int64_t a, std::int64_t b) {
+    std::int64_t most = 0;
+    for (std::int64_t j = 0; j < pc; ++j) most = std::max(most, f[b * pc + j] - f[a * pc + j]);
+    return most;
+  };
+  // The grid ends of pr greedy blocks of cost <= bound; reaches g if feasible.
+  const auto greedy = [&](std::int64_t bound, std::vector<std::int64_t>& ends) {
+    ends.clear();
+    std::int64_t a = 0;
+    for (std::int64_t i = 0; i < pr; ++i) {
+      std::int64_t b = a;
+      while (b < g && cost(a, b + 1) <= bound) ++b;
+      ends.push_back(b);
+      a = b;
+    }
+    return a == g;
+  };
+  std::vector<std::int64_t> ends;
+  std::int64_t lo = -1, hi = cost(0, g);  // lo infeasible, hi feasible
+  while (hi - lo > 1) {
+    const std::int64_t mid = lo + (hi - lo) / 2;
+    (greedy(mid, ends) ? hi : lo) = mid;
+  }
+  greedy(hi, ends);
+  for (std::int64_t i = 1; i < pr; ++i) first[i] = grid_row(rows, g, ends[i - 1]);
+  return first;
+}
+
+// The column block of column c for blocks starting at col_blocks; O(log pc).
+inline std::int64_t column_block_of(const std::vector<std::int64_t>& col_blocks, std::int64_t c) {
+  return std::upper_bound(col_blocks.begin(), col_blocks.end(), c) - col_blocks.begin() - 1;
+}
+
+// 2D's row blocks (min_max_row_cuts) of a matrix on a pr x pc mesh with
+// column blocks col_blocks, on a grid of at most `grid` positions.
+// O(nnz log pc + grid pc log(nnz + rows)).
+inline std::vector<std::int64_t> mesh_rows(const vseg::csr_matrix& m, std::int64_t pr,
+                                           const std::vector<std::int64_t>& col_blocks,
+                                           std::int64_t row_weight = default_row_weight, std::int64_t grid = 4096) {
+  const std::int64_t pc = static_cast<std::int64_t>(col_blocks.size()) - 1, g = std::min(m.rows, grid);
+  std::vector<std::int64_t> counts(static_cast<std::size_t>(g * pc), 0);
+  std::int64_t e = 0, k = 0;
+  for (std::int64_t r = 0; r < m.rows; ++r) {
+    while (grid_row(m.rows, g, k + 1) <= r) ++k;
+    for (const std::int64_t end = e + m.row_lengths[r]; e < end; ++e)
+      ++counts[k * pc + column_block_of(col_blocks, m.col_indices[e])];
+  }
+  return min_max_row_cuts(counts, m.rows, g, pr, pc, row_weight);
 }
 
 // The block of `first` holding item i; O(log p).
@@ -130,12 +212,13 @@ inline void fold_chain_2d(const vseg::csr_matrix& m, std::int64_t first, std::in
 }
 
 // Per rank (i * pc + j), what it sends in one 2D product (expand + fold in
-// `order`). O(nnz log nnz + p + rows * pc).
+// `order`), row blocks as distribute_2d's for row_weight. O(nnz log nnz + p + rows * pc).
 inline std::vector<rank_traffic> model_2d(const vseg::csr_matrix& m, std::int64_t pr, std::int64_t pc,
-                                          vseg::dist::mesh_fold order = vseg::dist::mesh_fold::serial) {
-  const auto row_blocks = balanced_rows(m, pr);
+                                          vseg::dist::mesh_fold order = vseg::dist::mesh_fold::serial,
+                                          std::int64_t row_weight = default_row_weight) {
   std::vector<std::int64_t> col_blocks(static_cast<std::size_t>(pc) + 1);
   for (std::int64_t j = 0; j <= pc; ++j) col_blocks[j] = m.cols * j / pc;
+  const auto row_blocks = row_weight < 0 ? balanced_rows(m, pr) : mesh_rows(m, pr, col_blocks, row_weight);
   std::vector<rank_traffic> sent(static_cast<std::size_t>(pr * pc));
   // Part q of a block [lo, hi) split in n equal parts, for item i.
   const auto part = [](std::int64_t lo, std::int64_t hi, std::int64_t n, std::int64_t i) {

@@ -11,7 +11,9 @@
 // counts those too. Prints the per-rank maxima for the notes.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -109,4 +111,54 @@ TEST_CASE("2D SpMV traffic equals the model's count, both fold orders, stencil a
 TEST_CASE("1D SpMV traffic equals the model's count, stencil and R-MAT") {
   check_traffic("stencil27(12)", dist_spmv::stencil(12));
   check_traffic("rmat(10)", dist_spmv::rmat(10, 16));
+}
+
+namespace {
+
+// The largest block cost (elements in a column block + row_weight per row)
+// of row cuts `first` on column blocks `col_blocks`, by brute force.
+std::int64_t largest_block(const vseg::csr_matrix& m, const std::vector<std::int64_t>& first,
+                           const std::vector<std::int64_t>& col_blocks, std::int64_t row_weight) {
+  const auto pc = static_cast<std::int64_t>(col_blocks.size()) - 1;
+  std::int64_t most = 0, e = 0;
+  for (std::size_t i = 0; i + 1 < first.size(); ++i) {
+    std::vector<std::int64_t> cost(static_cast<std::size_t>(pc), row_weight * (first[i + 1] - first[i]));
+    for (std::int64_t r = first[i]; r < first[i + 1]; ++r)
+      for (const std::int64_t end = e + m.row_lengths[r]; e < end; ++e)
+        ++cost[static_cast<std::size_t>(dist_spmv::column_block_of(col_blocks, m.col_indices[e]))];
+    most = std::max(most, *std::max_element(cost.begin(), cost.end()));
+  }
+  return most;
+}
+
+}  // namespace
+
+TEST_CASE("2D row blocks: mesh_rows' cuts have the least largest block cost (brute force), and mesh_row_cuts "
+          "equals mesh_rows on every rank") {
+  const auto m = dist_spmv::rmat(6, 8);  // 64 rows: every pair of cuts is tried
+  for (const std::int64_t pc : {1, 2, 3}) {
+    std::vector<std::int64_t> col_blocks;
+    for (std::int64_t j = 0; j <= pc; ++j) col_blocks.push_back(m.cols * j / pc);
+    for (const std::int64_t weight : {0, 1, 8, 40}) {
+      // On the full grid, the cuts are optimal among all cuts into 2 and 3 blocks.
+      std::int64_t best2 = std::numeric_limits<std::int64_t>::max(), best3 = best2;
+      for (std::int64_t a = 0; a <= m.rows; ++a) {
+        best2 = std::min(best2, largest_block(m, {0, a, m.rows}, col_blocks, weight));
+        for (std::int64_t b = a; b <= m.rows; ++b)
+          best3 = std::min(best3, largest_block(m, {0, a, b, m.rows}, col_blocks, weight));
+      }
+      const auto two = dist_spmv::mesh_rows(m, 2, col_blocks, weight, m.rows);
+      const auto three = dist_spmv::mesh_rows(m, 3, col_blocks, weight, m.rows);
+      CHECK(largest_block(m, two, col_blocks, weight) == best2);
+      CHECK(largest_block(m, three, col_blocks, weight) == best3);
+      CHECK(std::is_sorted(three.begin(), three.end()));
+      CHECK((three.front() == 0 && three.back() == m.rows));
+      // The distributed cuts, from the 1D rows of every rank, on a coarse grid too.
+      const auto [cols, vals] = dist_spmv::rows_1d(m, MPI_COMM_WORLD);
+      for (const std::int64_t grid : {std::int64_t{7}, m.rows, std::int64_t{4096}})
+        for (const std::int64_t parts : {1, 2, 3, 5})
+          CHECK(dist_spmv::mesh_row_cuts(cols, parts, col_blocks, weight, grid) ==
+                dist_spmv::mesh_rows(m, parts, col_blocks, weight, grid));
+    }
+  }
 }
