@@ -302,10 +302,10 @@ TEST_CASE("permute names the first bad position on large input, whatever the thr
                        std::out_of_range);
 }
 
-TEST_CASE("checked permutes reuse their marks: a failure at the first or last position leaves none behind") {
-  // The parallel check keeps one mark array between calls, unset by each
-  // call's count pass (detail/scatter.hpp, mark_pool). A call that fails
-  // must leave no mark set, whatever the size of the next call.
+TEST_CASE("checked permutes: failures at the first or last position, then good calls of other sizes") {
+  // The parallel check (detail/scatter.hpp, scatter_marked) must name the
+  // first bad position at either end, and a failed call must not disturb
+  // the next one, smaller or larger.
   const std::int64_t n = 100'000;
   const auto reversed = [](std::int64_t m) {
     std::vector<std::int64_t> r(static_cast<std::size_t>(m));
@@ -326,7 +326,7 @@ TEST_CASE("checked permutes reuse their marks: a failure at the first or last po
     idx[0] = n;  // out of range at the first position
     CHECK_THROWS_WITH_AS(vseg::permute(xs, array<std::int64_t>(idx)),
                          doctest::Contains("index 100000 at position 0 outside [0, 100000)"), std::out_of_range);
-    CHECK(permuted(n / 2) == reversed(n / 2));  // smaller than the kept marks
+    CHECK(permuted(n / 2) == reversed(n / 2));  // smaller
     idx = reversed(n);
     idx[n - 1] = -1;  // out of range at the last position
     CHECK_THROWS_WITH_AS(vseg::inverse_permutation(array<std::int64_t>(idx)),
@@ -334,7 +334,7 @@ TEST_CASE("checked permutes reuse their marks: a failure at the first or last po
     idx[n - 1] = 1;  // a repeat at the last position, of the index at n - 2
     CHECK_THROWS_WITH_AS(vseg::inverse_permutation(array<std::int64_t>(idx)),
                          doctest::Contains("index 1 at position 99999 repeats"), std::out_of_range);
-    CHECK(permuted(2 * n) == reversed(2 * n));  // larger than the kept marks
+    CHECK(permuted(2 * n) == reversed(2 * n));  // larger
     CHECK(vseg::to_vector(vseg::inverse_permutation(array<std::int64_t>(reversed(n)))) == reversed(n));
   });
 }

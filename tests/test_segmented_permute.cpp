@@ -184,9 +184,9 @@ TEST_CASE("uniform descriptors of many segments: repeats win late and are found 
                        doctest::Contains("index 64 at position 96009 outside its segment"), std::out_of_range);
 }
 
-TEST_CASE("permute_s over one large segment: a failed check leaves the next call's marks unset") {
-  // VCODE's PERMUTE of one segment (radix) runs the parallel check, whose
-  // mark array is kept between calls (detail/scatter.hpp, mark_pool).
+TEST_CASE("permute_s over one large segment: failures at the first and last position, then a good call") {
+  // VCODE's PERMUTE of one segment (radix) runs the parallel check
+  // (detail/scatter.hpp, scatter_marked).
   const std::int64_t n = 70'000;
   const auto s = vseg::segd::uniform(1, n);
   std::vector<int> data(static_cast<std::size_t>(n)), rev(static_cast<std::size_t>(n));

@@ -10,15 +10,13 @@
 // (flat/permute.hpp) and segment_targets (segmented/permute.hpp) are the two.
 //
 // No lock is taken per element. A parallel scatter stores each value and a
-// byte mark at its target in one random pass, then counts (and unsets) the
-// marks in a sequential one: as many marks as sources proves the targets
-// distinct, which is all permute needs to know and the common case of
-// permute_default (scatter_marked; the marks are kept between calls in
-// mark_pool, so no call allocates or clears them). Element types without
-// plain atomic stores first record one writer per target and let only it
-// write (scatter_distinct_with). Only when a target repeats does
-// permute_default redo the scatter serially, in order, so that the last
-// position wins (scatter_last_wins). Up to
+// byte mark at its target in one random pass, then counts the marks in a
+// sequential one: as many marks as sources proves the targets distinct,
+// which is all permute needs to know and the common case of permute_default
+// (scatter_marked). Element types without plain atomic stores first record
+// one writer per target and let only it write (scatter_distinct_with). Only
+// when a target repeats does permute_default redo the scatter serially, in
+// order, so that the last position wins (scatter_last_wins). Up to
 // tuning::serial_cutoff sources the named serial versions
 // (scatter_permutation_serial, scatter_over_defaults_serial) run instead.
 #pragma once
@@ -27,10 +25,7 @@
 #include <atomic>
 #include <cstdint>
 #include <limits>
-#include <memory>
-#include <mutex>
 #include <type_traits>
-#include <utility>
 #include <vector>
 
 #include "vseg/array.hpp"
@@ -77,68 +72,22 @@ constexpr bool plain_atomic_store() {
 // each mark; a store of an enum aliases only that enum.
 enum class scatter_mark : std::uint8_t { unset = 0, set = 1 };
 
-// A pool of one mark array kept all unset between scatters, so that a
-// scatter neither allocates nor clears its marks: scatter_marked's count pass
-// unsets every mark it counts. Two scatters at once: the second gets a fresh
-// array, and the larger of the two is kept. Arrays over max_kept marks are
-// not kept (a huge permute leaves no huge array behind).
-class mark_pool {
- public:
-  static constexpr std::int64_t max_kept = std::int64_t{1} << 24;
-
-  // An array of at least n unset marks, the pool's or a new one. O(1), or
-  // O(n) for a new one.
-  static std::pair<std::unique_ptr<scatter_mark[]>, std::int64_t> take(std::int64_t n) {
-    {
-      const std::lock_guard<std::mutex> lock(instance().mutex_);
-      auto& kept = instance();
-      if (kept.marks_ != nullptr && kept.size_ >= n) return {std::move(kept.marks_), std::exchange(kept.size_, 0)};
-    }
-    return {std::make_unique<scatter_mark[]>(static_cast<std::size_t>(n)), n};  // value-initialised: unset
-  }
-
-  // Gives back an array of `size` marks, all unset. O(1).
-  static void give_back(std::unique_ptr<scatter_mark[]> marks, std::int64_t size) {
-    if (size > max_kept) return;
-    const std::lock_guard<std::mutex> lock(instance().mutex_);
-    auto& kept = instance();
-    if (kept.marks_ == nullptr || kept.size_ < size) {
-      kept.marks_ = std::move(marks);
-      kept.size_ = size;
-    }
-  }
-
- private:
-  static mark_pool& instance() {
-    static mark_pool pool;
-    return pool;
-  }
-  std::mutex mutex_;
-  std::unique_ptr<scatter_mark[]> marks_;
-  std::int64_t size_ = 0;
-};
-
 template <class T, class Targets, class In>
 bool scatter_marked(const Targets& targets, std::int64_t n, In in, T* o) {
-  auto [marks, size] = mark_pool::take(n);
-  scatter_mark* mark = marks.get();
+  auto marks = buffer<scatter_mark>::filled(n, scatter_mark::unset);
+  scatter_mark* mark = marks.data();
   // Captured by value, so each() can keep the pointers in registers.
   targets.each([mark, in, o](std::int64_t i, std::int64_t t) {
     const T v = in[i];
     std::atomic_ref<scatter_mark>(mark[t]).store(scatter_mark::set, std::memory_order_relaxed);
     std::atomic_ref<T>(o[t]).store(v, std::memory_order_relaxed);
   });
-  // Count the marks and unset them for the next scatter (marks beyond n were
-  // never set). Read as bytes, so both loops vectorise.
   std::atomic<std::int64_t> marked{0};
   for_each_block(n, tuning::flat_block, [&](std::int64_t, std::int64_t lo, std::int64_t hi) {
-    const auto* bytes = reinterpret_cast<const std::uint8_t*>(mark);
     std::int64_t count = 0;
-    for (std::int64_t t = lo; t < hi; ++t) count += bytes[t];
-    std::fill(mark + lo, mark + hi, scatter_mark::unset);
+    for (std::int64_t t = lo; t < hi; ++t) count += static_cast<std::uint8_t>(mark[t]);
     marked.fetch_add(count, std::memory_order_relaxed);
   });
-  mark_pool::give_back(std::move(marks), size);
   return !targets.bad->any() && marked.load() == targets.sources();
 }
 
@@ -192,10 +141,11 @@ bool scatter_distinct(const Targets& targets, std::int64_t n, In in, T* o) {
 
 // o[t] = in[i] for every pair, the largest i winning when a target repeats
 // (o holds the defaults, or any value, beforehand): one serial pass in
-// increasing i, so the last store to each target is the last position's. No temporary and no atomic:
-// a compare-and-swap per element (a parallel "largest position wins" on an
-// int64 array of n) took 25-45 ms for 1M random targets on 2 threads against
-// ~3 ms for this pass (notes/vcode.md, vcode11). O(sources).
+// increasing i, so the last store to each target is the last position's.
+// No temporary and no atomic: the parallel compare-and-swap per element it
+// replaced (the largest position winning in an int64 array of n) took
+// 14-46 ms for 1M random targets on 1-2 threads against 3-6 ms for this
+// pass (notes/vcode.md, vcode11). O(sources).
 template <class T, class Targets>
 void scatter_last_wins(const Targets& targets, const T* in, T* o) {
   targets.each_in_order([in, o](std::int64_t i, std::int64_t t) { o[t] = in[i]; });
