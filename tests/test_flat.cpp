@@ -302,6 +302,43 @@ TEST_CASE("permute names the first bad position on large input, whatever the thr
                        std::out_of_range);
 }
 
+TEST_CASE("checked permutes: failures at the first or last position, then good calls of other sizes") {
+  // The parallel check (detail/scatter.hpp, scatter_marked) must name the
+  // first bad position at either end, and a failed call must not disturb
+  // the next one, smaller or larger.
+  const std::int64_t n = 100'000;
+  const auto reversed = [](std::int64_t m) {
+    std::vector<std::int64_t> r(static_cast<std::size_t>(m));
+    for (std::int64_t i = 0; i < m; ++i) r[static_cast<std::size_t>(i)] = m - 1 - i;
+    return r;
+  };
+  const auto permuted = [&](std::int64_t m) {  // permute(iota(m), reversed(m)) is reversed(m)
+    return vseg::to_vector(vseg::permute(vseg::iota(m), array<std::int64_t>(reversed(m))));
+  };
+  array<std::int64_t> xs = vseg::iota(n);
+  for_each_thread_count([&](int) {
+    auto idx = reversed(n);
+    idx[n - 1] = idx[0];  // the last position repeats the first's index
+    CHECK_THROWS_WITH_AS(vseg::permute(xs, array<std::int64_t>(idx)),
+                         doctest::Contains("index 99999 at position 99999 repeats"), std::out_of_range);
+    CHECK(permuted(n) == reversed(n));
+    idx = reversed(n);
+    idx[0] = n;  // out of range at the first position
+    CHECK_THROWS_WITH_AS(vseg::permute(xs, array<std::int64_t>(idx)),
+                         doctest::Contains("index 100000 at position 0 outside [0, 100000)"), std::out_of_range);
+    CHECK(permuted(n / 2) == reversed(n / 2));  // smaller
+    idx = reversed(n);
+    idx[n - 1] = -1;  // out of range at the last position
+    CHECK_THROWS_WITH_AS(vseg::inverse_permutation(array<std::int64_t>(idx)),
+                         doctest::Contains("index -1 at position 99999 outside"), std::out_of_range);
+    idx[n - 1] = 1;  // a repeat at the last position, of the index at n - 2
+    CHECK_THROWS_WITH_AS(vseg::inverse_permutation(array<std::int64_t>(idx)),
+                         doctest::Contains("index 1 at position 99999 repeats"), std::out_of_range);
+    CHECK(permuted(2 * n) == reversed(2 * n));  // larger
+    CHECK(vseg::to_vector(vseg::inverse_permutation(array<std::int64_t>(reversed(n)))) == reversed(n));
+  });
+}
+
 TEST_CASE("permutes reject bad indices with the position and the value") {
   array<int> xs{10, 20, 30};
   CHECK_THROWS_WITH_AS(vseg::bpermute(xs, array<std::int64_t>{0, 3}),

@@ -183,3 +183,25 @@ TEST_CASE("uniform descriptors of many segments: repeats win late and are found 
   CHECK_THROWS_WITH_AS(vseg::permute_s(s, xs, vseg::array<std::int32_t>(perm)),
                        doctest::Contains("index 64 at position 96009 outside its segment"), std::out_of_range);
 }
+
+TEST_CASE("permute_s over one large segment: failures at the first and last position, then a good call") {
+  // VCODE's PERMUTE of one segment (radix) runs the parallel check
+  // (detail/scatter.hpp, scatter_marked).
+  const std::int64_t n = 70'000;
+  const auto s = vseg::segd::uniform(1, n);
+  std::vector<int> data(static_cast<std::size_t>(n)), rev(static_cast<std::size_t>(n));
+  std::iota(data.begin(), data.end(), 0);
+  for (std::int64_t i = 0; i < n; ++i) rev[static_cast<std::size_t>(i)] = static_cast<int>(n - 1 - i);
+  const vseg::array<int> xs(data);
+  vseg::test::for_each_thread_count([&](int) {
+    auto idx = rev;
+    idx[static_cast<std::size_t>(n - 1)] = idx[0];
+    CHECK_THROWS_WITH_AS(vseg::permute_s(s, xs, vseg::array<int>(idx)),
+                         doctest::Contains("index 69999 at position 69999 repeats"), std::out_of_range);
+    idx = rev;
+    idx[0] = static_cast<int>(n);
+    CHECK_THROWS_WITH_AS(vseg::permute_s(s, xs, vseg::array<int>(idx)),
+                         doctest::Contains("index 70000 at position 0 outside its segment"), std::out_of_range);
+    CHECK(vseg::to_vector(vseg::permute_s(s, xs, vseg::array<int>(rev))) == rev);
+  });
+}
