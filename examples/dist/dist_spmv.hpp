@@ -203,7 +203,7 @@ inline std::vector<std::int64_t> mesh_row_cuts(const vseg::dist::nested<std::int
 // (rows_1d) by to_mesh_blocks' one exchange; no rank reads other rows. Row
 // blocks by mesh_row_cuts (the largest block's elements + row_weight per
 // row, least), or, for row_weight < 0, balanced by the rows' nonzeros over
-// the whole matrix row (balanced_row_cuts: the cuts before dist11).
+// the whole matrix row (balanced_row_cuts: the earlier cuts, kept for A/B).
 inline system_2d distribute_2d(const vseg::csr_matrix& m, const vseg::dist::sharding& spec, MPI_Comm comm,
                                vseg::dist::mesh_fold order = vseg::dist::mesh_fold::serial,
                                std::int64_t row_weight = default_row_weight) {
@@ -216,7 +216,7 @@ inline system_2d distribute_2d(const vseg::csr_matrix& m, const vseg::dist::shar
                                         : mesh_row_cuts(cols_1d, mesh->rows(), column_blocks, row_weight);
   // The blocks come in the library's allocator (huge pages), not in the C
   // heap: every product streams the values, and from the heap's 4 KiB pages
-  // 1D ran 6-14 % slower (notes/distributed.md, dist7).
+  // 1D ran 6-14 % slower (notes/distributed.md, "The values' memory").
   auto [c, v] = vseg::dist::to_mesh_blocks(cols_1d, vals_1d, mesh, row_blocks, column_blocks, order);
   const std::int64_t lo = column_blocks[static_cast<std::size_t>(j)];
   const std::int64_t hi = column_blocks[static_cast<std::size_t>(j) + 1];

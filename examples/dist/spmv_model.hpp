@@ -56,7 +56,7 @@ inline std::int64_t grid_row(std::int64_t rows, std::int64_t g, std::int64_t k) 
 
 // The default per-row weight of mesh_rows' block cost, in elements: what a
 // row costs the fold (its plan and its state) whether it has elements in
-// the block or not (notes/distributed.md, dist9 and dist11: ~10 for the
+// the block or not (notes/distributed.md, "Row cuts": ~10 for the
 // serial chain, ~4 for column_blocks, measured on R-MAT's 2x2 blocks).
 inline constexpr std::int64_t default_row_weight = 8;
 

@@ -254,7 +254,7 @@ TEST_CASE("reshard from every spec to every spec, cyclic sources included; plann
 
 // The arrays a reshard returns are streamed by every later product (SpMV's
 // values): they live in the library's buffer pool like every primitive's
-// output, not in an adopted std::vector (notes/distributed.md, dist7).
+// output, not in an adopted std::vector (notes/distributed.md, "The values' memory").
 TEST_CASE("a planned reshard's elements are in the library's buffer pool") {
   // 10 segments of 2000-3500 doubles per rank: well above the pool's 64 KiB threshold on every rank.
   const std::vector<std::int64_t> lengths(10, 2000 + 500 * (rank() % 4));

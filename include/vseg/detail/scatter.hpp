@@ -145,7 +145,7 @@ bool scatter_distinct(const Targets& targets, std::int64_t n, In in, T* o) {
 // No temporary and no atomic: the parallel compare-and-swap per element it
 // replaced (the largest position winning in an int64 array of n) took
 // 14-46 ms for 1M random targets on 1-2 threads against 3-6 ms for this
-// pass (notes/vcode.md, vcode11). O(sources).
+// pass (notes/vcode.md, "vseg primitives, driven by the interpreter"). O(sources).
 template <class T, class Targets>
 void scatter_last_wins(const Targets& targets, const T* in, T* o) {
   targets.each_in_order([in, o](std::int64_t i, std::int64_t t) { o[t] = in[i]; });
