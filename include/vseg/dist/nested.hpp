@@ -69,6 +69,7 @@ class nested {
                                            array<T>(std::move(local_segments.data)));
     where_ = whole_segments_placement(local_.physical_lengths(), comm);
     identity_ = false;
+    vsegid_tag_ = std::make_shared<const int>(0);
   }
 
   // Collective: every physical segment is one virtual segment, on its own rank.
@@ -106,6 +107,7 @@ class nested {
     result.vsegids_.resize(static_cast<std::size_t>(ids.size()));
     for (std::int64_t k = 0; k < ids.size(); ++k) result.vsegids_[static_cast<std::size_t>(k)] = first + ids[k];
     if (!result.identity_) result.local_virtual_ = local;
+    if (!result.identity_) result.vsegid_tag_ = std::make_shared<const int>(0);
     return result;
   }
 
@@ -339,6 +341,7 @@ class nested {
     nested result(*this);
     result.vsegids_ = std::move(vsegids);
     result.identity_ = false;
+    result.vsegid_tag_ = std::make_shared<const int>(0);
     result.local_virtual_.reset();
     result.vsegid_plan_.reset();
     result.plans_ = std::make_shared<plan_list>();  // plans on vsegids (fold_s's) are per array: not shared
@@ -351,6 +354,9 @@ class nested {
   distribution physical_;
   std::vector<std::int64_t> vsegids_;
   bool identity_ = true;
+  // Shared by the arrays whose vsegids are one list (copies, map, scan_s):
+  // equal tags let zip_with skip comparing them. Null: not known to be shared.
+  std::shared_ptr<const int> vsegid_tag_;
   // from_local's own virtual segments, handed back by local() unchanged.
   std::optional<vseg::nested<T>> local_virtual_;
   mutable std::shared_ptr<global_indexer> vsegid_plan_;
@@ -360,39 +366,7 @@ class nested {
   mutable std::shared_ptr<plan_list> plans_ = std::make_shared<plan_list>();
 };
 
-namespace detail {
-
-// The plumbing of the lifted operations (vseg/dist/lifted.hpp): an array's
-// placement and plan cache, and a new array on a known placement.
-struct nested_access {
-  template <class T>
-  static const std::shared_ptr<const placement>& where(const nested<T>& xs) {
-    return xs.where_;
-  }
-  template <class T>
-  static auto& plans(const nested<T>& xs) {
-    return *xs.plans_;
-  }
-  template <class T>
-  static auto contiguous(const nested<T>& xs) {
-    return xs.contiguous();
-  }
-  // An array of the given pieces on placement w (its physical distribution
-  // that of `like`); O(local segments).
-  template <class T, class U>
-  static nested<T> make(std::shared_ptr<const placement> w, vseg::nested<T> local, const nested<U>& like) {
-    nested<T> result;
-    result.where_ = std::move(w);
-    result.local_ = std::move(local);
-    result.physical_ = like.physical_;
-    result.vsegids_.assign(result.where_->ids.begin(), result.where_->ids.end());
-    result.identity_ = true;
-    return result;
-  }
-};
-
-}  // namespace detail
-
 }  // namespace vseg::dist
 
+#include "vseg/dist/detail/nested_access.hpp"
 #include "vseg/dist/detail/reshard.hpp"

@@ -1,12 +1,14 @@
-// fold_s and sum_s (vseg/dist/lifted.hpp) of a distributed array whose
-// vsegids were replicated or expanded, or named at construction: each
+// fold_s and sum_s (vseg/dist/lifted.hpp) of a distributed array (or a
+// lifted expression of such arrays, zip_with's) whose vsegids were
+// replicated or expanded, or named at construction: each
 // physical segment is folded once, by the pieces' fold (the single-node
 // bits; a split segment is finished on the rank holding its end), then each
 // virtual segment takes its physical segment's value: locally for a
 // replicated array, else through a global_indexer over the ranks holding
 // the values, built on the first call and cached with the array's plans
 // (which replicate and expand do not share: every rank finds the plan, or
-// builds it, together). No take_v of the segments' elements first.
+// builds it, together; map, scan_s and zip_with pass it on to arrays with
+// the same vsegids). No take_v of the segments' elements first.
 #pragma once
 
 #include <algorithm>
@@ -14,6 +16,7 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <type_traits>
 #include <vector>
 
 #include "vseg/dist/global_indexer.hpp"
@@ -28,23 +31,26 @@ struct virtual_fold_plan {
 };
 
 // Per virtual segment of this rank, the fold of the physical segment it
-// names. Throws std::invalid_argument on every rank for a mesh block (its
+// names (a is a distributed array or a lifted expression seen through vsegids). Throws std::invalid_argument on every rank for a mesh block (its
 // fold finishes rows across the process row, on other ranks), and
 // std::out_of_range on every rank for a vsegid outside the segments.
 // Cost: O(local elements + pieces + virtual segments); the pieces' fold,
 // then (not replicated) one take: MPI_Allreduce and MPI_Alltoallv, and the
 // indexer's build on the first call.
-template <class T, class Monoid>
-array<T> fold_virtual(const nested<T>& xs, const Monoid& mon) {
-  const auto& where = nested_access::where(xs);
+template <class A, class Monoid>
+array<typename A::value_type> fold_virtual(const A& a, const Monoid& mon) {
+  using T = typename A::value_type;
+  const auto e = as_expr(a);  // the pieces (shared, not copied) and the vsegids
+  const auto& where = e.where;
   if (where->across)
     vseg::detail::throw_invalid("dist::fold_s", "a mesh block whose vsegids were replicated or expanded is not "
                                                 "folded: take_v its segments first");
-  const array<T> partials = fold_s(nested_access::make<T>(where, xs.pieces(), xs), mon);
-  const std::span<const std::int64_t> ids = xs.vsegids();
+  const array<T> partials = fold_s(expr<std::remove_cvref_t<decltype(e.local)>>{where, e.local}, mon);
+  const std::span<const std::int64_t> ids = e.virt->vsegids;
   const shard_layout& layout = where->where;
+  plan_list& plans = *e.virt->plans;
   std::shared_ptr<const virtual_fold_plan> plan;
-  for (const auto& [name, stored] : nested_access::plans(xs))
+  for (const auto& [name, stored] : plans)
     if (name == "virtual fold") plan = std::static_pointer_cast<const virtual_fold_plan>(stored);
   if (!plan) {
     auto built = std::make_shared<virtual_fold_plan>();
@@ -59,7 +65,7 @@ array<T> fold_virtual(const nested<T>& xs, const Monoid& mon) {
       }
       built->fetch.emplace(distribution::from_agreed_offsets(offsets, where->rank), at, where->comm);
     }
-    nested_access::plans(xs).emplace_back("virtual fold", built);
+    plans.emplace_back("virtual fold", built);
     plan = built;
   }
   auto out = buffer<T>::for_overwrite(static_cast<std::int64_t>(ids.size()));
