@@ -1,0 +1,153 @@
+// Tests of BPERMUTE by a flat INDEX sequence (start, start + 1, ...: what
+// NESL's drop emits), which lib/vcode/gathered.cpp turns into a slice of the
+// data without writing the index: each program is run once as written and
+// once with the index (or the data) written out first, and must print the
+// same, or fail with the same error.
+#include <doctest/doctest.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "vseg/vcode/interpreter.hpp"
+#include "vseg/vcode/program.hpp"
+
+using namespace vseg::vcode;
+
+namespace {
+
+std::string slurp(std::FILE* f) {
+  std::rewind(f);
+  std::string s;
+  for (int c; (c = std::getc(f)) != EOF;) s.push_back(static_cast<char>(c));
+  std::fclose(f);
+  return s;
+}
+
+// src's standard output, or "error: " and the error's text without its line
+// (the programs that write a value out are longer).
+std::string output_of(const std::string& src, run_options opt = {}) {
+  opt.out = std::tmpfile();
+  opt.err = std::tmpfile();
+  REQUIRE(opt.out != nullptr);
+  REQUIRE(opt.err != nullptr);
+  std::string failure;
+  try {
+    run(parse(src), opt);
+  } catch (const error& e) {
+    const std::string what = e.what();
+    failure = "error: " + what.substr(what.find(": ") + 2);
+  }
+  const std::string out = slurp(opt.out);
+  slurp(opt.err);
+  return failure.empty() ? out : failure;
+}
+
+// Writes the top entry out: PAIR materialises both parts, UNPAIR and POP
+// leave the first.
+const std::string force = "COPY 1 0\nPAIR\nUNPAIR\nPOP 1 0\n";
+
+// Every "TY" in s replaced by ty.
+std::string typed(std::string s, const std::string& ty) {
+  for (std::size_t at = s.find("TY"); at != std::string::npos; at = s.find("TY")) s.replace(at, 2, ty);
+  return s;
+}
+
+// Every "CAST\n" in s replaced by I_TO_F for FLOAT, removed for INT.
+std::string cast(std::string s, const std::string& ty) {
+  for (std::size_t at = s.find("CAST\n"); at != std::string::npos; at = s.find("CAST\n"))
+    s.replace(at, 5, ty == "FLOAT" ? "I_TO_F\n" : "");
+  return s;
+}
+
+// The data D over S, one segment of 100000, left as `S D`:
+// stored: 100 + 3i, written out (an INDEX that long is a sequence, so OR
+// with itself writes it); gathered: a BPERMUTE of 1000 such values by
+// (5 + 7i) mod 1000, deferred (gathered.hpp); shared_written: the same
+// gather, of which a copy was written out (its elements kept in the form).
+std::string data_of(const std::string& kind, const std::string& ty) {
+  const std::string to_ty = ty == "FLOAT" ? "I_TO_F\n" : "";
+  const std::string stored = "CONST INT (100)\nCONST INT (3)\nCOPY 1 2\nINDEX\nCOPY 1 0\nOR INT\n" + to_ty;
+  if (kind == "stored") return "CONST INT (100000)\nMAKE_SEGDES\n" + stored;
+  std::string g = "CONST INT (1000)\nMAKE_SEGDES\n" + stored +
+                  "CONST INT (100000)\nMAKE_SEGDES\nCONST INT (5)\nCONST INT (7)\nCOPY 1 2\nINDEX\n"
+                  "CONST INT (1000)\nCOPY 1 2\nDIST INT\n%\n"  // S0 D0 S X0
+                  "COPY 1 2\nCOPY 1 1\nCOPY 1 5\nCOPY 1 4\nBPERMUTE " + ty + "\n"  // S0 D0 S X0 G
+                  "CPOP 1 1\nPOP 1 0\n";                                            // S0 D0 S G
+  if (kind == "shared_written") g += "COPY 1 0\n" + force + "POP 1 0\n";
+  return g;
+}
+
+// `S D`, then the index `start + step * j` over T, n elements (a flat INDEX,
+// written out when force_index), then BPERMUTE D by it: `S D T X Y`, then use.
+std::string text_of(const std::string& kind, const std::string& ty, int start, int step, int n,
+                    const std::string& force_data, const std::string& force_index, const std::string& use) {
+  return "FUNC MAIN\n" + data_of(kind, ty) + force_data + "CONST INT (" + std::to_string(n) +
+         ")\nMAKE_SEGDES\nCONST INT (" + std::to_string(start) + ")\nCONST INT (" + std::to_string(step) +
+         ")\nCOPY 1 2\nINDEX\n" + force_index + "COPY 1 2\nCOPY 1 1\nCOPY 1 5\nCOPY 1 4\nBPERMUTE " + ty + "\n" +
+         cast(typed(use, ty), ty) + "RET\n";
+}
+
+}  // namespace
+
+TEST_CASE("slice: BPERMUTE by a flat INDEX sequence gives the elements the written-out index gives") {
+  // U: a segment of 50, Q: (1 + 401k) mod 60000 over U; a BPERMUTE by Q
+  // reads the slice (of a deferred gather: composes its sliced index);
+  // every slice below has more than 60000 elements.
+  const std::string by_q = "CONST INT (50)\nMAKE_SEGDES\nCONST INT (1)\nCONST INT (401)\nCOPY 1 2\nINDEX\n"
+                           "CONST INT (60000)\nCOPY 1 2\nDIST INT\n%\n"  // ... Y U Q
+                           "COPY 1 2\nCOPY 1 1\nCOPY 1 6\nCOPY 1 4\nBPERMUTE TY\n";
+  const std::vector<std::string> uses = {
+      "",                                   // Y itself
+      "COPY 1 0\nCOPY 1 0\n+ TY\n* TY\n",  // Y * (Y + Y), read block by block
+      by_q,
+      // D and X dropped: Y alone holds its buffer, and + 1 may write over it.
+      "CPOP 1 3\nPOP 1 0\nCPOP 1 1\nPOP 1 0\nCONST INT (1)\nCOPY 1 2\nDIST INT\nCAST\n+ TY\n",
+  };
+  for (const std::string kind : {"stored", "gathered", "shared_written"}) {
+    for (const std::string ty : {"INT", "FLOAT"}) {
+      for (const std::string& use : uses) {
+        CAPTURE(kind);
+        CAPTURE(ty);
+        CAPTURE(use);
+        // The last 69993 of 100000 (a drop; 30007 is no multiple of the
+        // gathered D's period, 1000), and the whole (an INDEX of
+        // 2^16 elements or more is a sequence).
+        for (const auto& [start, n] : {std::pair{30007, 69993}, std::pair{0, 100000}}) {
+          const std::string sliced = output_of(text_of(kind, ty, start, 1, n, "", "", use));
+          CHECK(sliced == output_of(text_of(kind, ty, start, 1, n, "", force, use)));
+          if (kind == "stored") CHECK(sliced == output_of(text_of(kind, ty, start, 1, n, force, force, use)));
+          CHECK(sliced.find("error") == std::string::npos);
+          CHECK(sliced.size() > 200);
+        }
+      }
+    }
+  }
+  // Y's first elements for the stored D: 100 + 3 (30007 + j).
+  const std::string y = output_of(text_of("stored", "INT", 30007, 1, 69993, "", "", ""));
+  CHECK(y.find("( 90121 90124 90127 ") != std::string::npos);
+  // For the gathered D: 100 + 3 ((5 + 7 (30007 + j)) mod 1000).
+  const std::string g = output_of(text_of("gathered", "INT", 30007, 1, 69993, "", "", ""));
+  CHECK(g.find("( " + std::to_string(100 + 3 * ((5 + 7 * 30007) % 1000)) + " " +
+               std::to_string(100 + 3 * ((5 + 7 * 30008) % 1000)) + " ") != std::string::npos);
+}
+
+TEST_CASE("slice: an index sequence past the data's end, or not of step 1, is BPERMUTE's as written out") {
+  for (const std::string kind : {"stored", "gathered"}) {
+    CAPTURE(kind);
+    // 70000 from 30001: the last index is 100000, one past the end.
+    const std::string past = output_of(text_of(kind, "INT", 30001, 1, 70000, "", "", ""));
+    CHECK(past == output_of(text_of(kind, "INT", 30001, 1, 70000, "", force, "")));
+    CHECK(past.find("index 100000 at position 69999") != std::string::npos);
+    // A negative start.
+    const std::string negative = output_of(text_of(kind, "INT", -1, 1, 70000, "", "", ""));
+    CHECK(negative == output_of(text_of(kind, "INT", -1, 1, 70000, "", force, "")));
+    CHECK(negative.find("index -1 at position 0") != std::string::npos);
+    // Steps -1 and 0 (the last 70000 reversed; the last element repeated).
+    for (const int step : {-1, 0}) {
+      const std::string other = output_of(text_of(kind, "FLOAT", 99999, step, 70000, "", "", ""));
+      CHECK(other == output_of(text_of(kind, "FLOAT", 99999, step, 70000, "", force, "")));
+      CHECK(other.find("error") == std::string::npos);
+    }
+  }
+}
