@@ -145,6 +145,11 @@ TEST_CASE("fused: a lazy DIST over short and empty segments reads each segment's
   const std::string fused = output_of(main_of(with(body, "")));
   CHECK(fused.find("error") == std::string::npos);
   CHECK(fused == output_of(main_of(with(body, force))));
+  // The DIST as the second operand: R - L.
+  const std::string second = r_vec + values + lengths + "DIST FLOAT\nF\n- FLOAT\nF\n";
+  const std::string fused_second = output_of(main_of(with(second, "")));
+  CHECK(fused_second.find("error") == std::string::npos);
+  CHECK(fused_second == output_of(main_of(with(second, force))));
   // Segment 0 is empty; segment 1 (7 elements) holds 1.0: (1.0 - 0.3)^2 first.
   char first[64];
   std::snprintf(first, sizeof first, "( %.14e ", (1.0 - 0.3) * (1.0 - 0.3));
