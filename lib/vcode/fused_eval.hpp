@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <type_traits>
+#include <variant>
 
 #include "fused.hpp"
 #include "lazy.hpp"
@@ -26,6 +27,30 @@ inline const double* fused_operand(const value& v, std::int64_t lo, std::int64_t
   return scratch;
 }
 
+// The DIST of stored values v is, or nullptr.
+inline const expanded* stored_dist(const value& v) noexcept {
+  if (v.lazy() == nullptr) return nullptr;
+  const auto* e = std::get_if<expanded>(&v.lazy()->form);
+  return e != nullptr && e->values->is_stored() ? e : nullptr;
+}
+
+// out[j - lo] = f(e's value for j, y[j - lo]) for j in [lo, hi), or
+// f(y[j - lo], e's value) when `dist_first` is false: each segment's value
+// used where it is, not filled into a block first. O(hi - lo + log segments).
+template <class F>
+void combine_dist(const F& f, const expanded& e, bool dist_first, std::int64_t lo, std::int64_t hi, const double* y,
+                  double* out) {
+  const double* values = e.values->as<array<double>>().data();
+  for (std::int64_t i = segment_of(e.shape, lo), j = lo; j < hi; ++i) {
+    const std::int64_t end = std::min(hi, e.shape.end(i));
+    const double x = values[i];
+    if (dist_first)
+      for (; j < end; ++j) out[j - lo] = f(x, y[j - lo]);
+    else
+      for (; j < end; ++j) out[j - lo] = f(y[j - lo], x);
+  }
+}
+
 // fused::apply for a binary FLOAT op F (a stateless function object, so
 // that a plain function pointer can name it): out[j - lo] = F{}(a[j], b[j]).
 template <class F>
@@ -36,9 +61,18 @@ void fused_binary(const fused& z, std::int64_t lo, std::int64_t hi, double* out)
     const std::int64_t e = std::min(hi, c + fused_block);
     double xs[fused_block];
     double ys[fused_block];
+    double* o = out + (c - lo);
+    // A DIST beside anything else: its values read per segment.
+    if (const expanded* d = stored_dist(*z.a); d != nullptr && stored_dist(*z.b) == nullptr) {
+      combine_dist(f, *d, true, c, e, fused_operand(*z.b, c, e, ys), o);
+      continue;
+    }
+    if (const expanded* d = stored_dist(*z.b); d != nullptr && stored_dist(*z.a) == nullptr) {
+      combine_dist(f, *d, false, c, e, fused_operand(*z.a, c, e, xs), o);
+      continue;
+    }
     const double* x = fused_operand(*z.a, c, e, xs);
     const double* y = fused_operand(*z.b, c, e, ys);
-    double* o = out + (c - lo);
     for (std::int64_t i = 0; i < e - c; ++i) o[i] = f(x[i], y[i]);
   }
 }

@@ -173,6 +173,18 @@ void write_range(const value& v, std::int64_t lo, std::int64_t hi, T* out) {
   const auto& form = v.lazy()->form;
   if (const auto* e = std::get_if<expanded>(&form)) {
     std::int64_t i = segment_of(e->shape, lo);
+    if (e->values->is_stored()) {
+      // Stored values read where they are: Delaunay's fused FLOAT ops read
+      // DISTs over segments of a few elements, where a lookup per segment
+      // (element_at) cost more than the fill.
+      const T* values = e->values->as<array<T>>().data();
+      for (std::int64_t j = lo; j < hi; ++i) {
+        const std::int64_t end = std::min(hi, e->shape.end(i));
+        const T x = values[i];
+        for (; j < end; ++j) out[j - lo] = x;
+      }
+      return;
+    }
     for (std::int64_t j = lo; j < hi; ++i) {
       const std::int64_t end = std::min(hi, e->shape.start(i) + e->shape.length(i));
       if (end <= j) continue;

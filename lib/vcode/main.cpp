@@ -14,6 +14,7 @@
 #include <chrono>
 #include <memory>
 
+#include "vseg/detail/allocator.hpp"
 #include "vseg/detail/parallel.hpp"
 #include "vseg/vcode/interpreter.hpp"
 #include "vseg/vcode/program.hpp"
@@ -124,6 +125,11 @@ int main(int argc, char** argv) {
                    static_cast<long long>(result.instructions), t.count());
       for (const auto& p : result.profile)
         std::fprintf(stderr, "  %-20s %10lld  %10.6f s\n", p.op.c_str(), static_cast<long long>(p.count), p.seconds);
+      // The buffer pool: how much fresh memory the run carved (first touches) against its reuse.
+      const vseg::allocator_statistics pool = vseg::allocator_stats();
+      std::fprintf(stderr, "  pool: %.1f MiB carved, %lld fresh blocks, %lld reused, %lld from malloc\n",
+                   static_cast<double>(pool.pool_bytes) / (1 << 20), static_cast<long long>(pool.fresh_blocks),
+                   static_cast<long long>(pool.reused_blocks), static_cast<long long>(pool.fallback_blocks));
       if (!result.shapes.empty()) std::fprintf(stderr, "by operand shapes (the 40 costliest):\n");
       for (std::size_t k = 0; k < result.shapes.size() && k < 40; ++k)
         std::fprintf(stderr, "  %10lld  %10.6f s  %s\n", static_cast<long long>(result.shapes[k].count),

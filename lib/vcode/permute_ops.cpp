@@ -12,6 +12,7 @@
 
 #include "machine.hpp"
 #include "scalar.hpp"
+#include "scatter_in_place.hpp"
 #include "value.hpp"
 #include "vseg/detail/first_bad.hpp"
 #include "vseg/flat/map.hpp"
@@ -104,6 +105,12 @@ void machine::dpermute() {  // data index defaults src_segd dst_segd
   covers(src, data.size(), "the data");
   covers(dst, defaults.size(), "the defaults");
   same_length(src.segments(), dst.segments(), "the source descriptor", "the destination descriptor");
+  // Defaults nothing else holds take the scatter themselves (scatter_in_place.hpp).
+  const slot& held = stack_[stack_.size() - 3];
+  if (auto out = reusable<T>(held, dst.elements()); out.data() != nullptr) {
+    scatter_into_defaults<T>(src, data.span(), index.span(), dst, out.data());
+    return finish(5, held);
+  }
   finish(5, wrap_value(vseg::permute_default_s(src, data, index, dst, defaults)));
 }
 

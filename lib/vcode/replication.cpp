@@ -246,9 +246,16 @@ bool machine::permute_to_replication() {  // data index segd
   // A transposed index has its groups: one per segment of s2.
   if (x != nullptr && x->groups.segments() != s2.segments()) return false;
   const std::int64_t m = s.segments();
-  std::vector<std::int64_t> group_start, group_size, copies;
+  // The per-group and per-copy arrays are sized up front and come from
+  // vseg's buffer allocator, whose freed blocks stay mapped: grown as
+  // std::vectors they were most of Delaunay's page faults at 100,000 points
+  // (10k of 13.7k, fresh glibc pages every call; notes/vcode.md).
+  const std::int64_t groups = s2.segments();
+  auto group_start = buffer<std::int64_t>::for_overwrite(groups);
+  auto group_size = buffer<std::int64_t>::for_overwrite(groups);
+  auto copies = buffer<std::int64_t>::for_overwrite(groups);
   std::int64_t g = 0;
-  for (std::int64_t c = 0; c < s2.segments(); ++c) {
+  for (std::int64_t c = 0; c < groups; ++c) {
     const std::int64_t len = s2.length(c);
     std::int64_t n = 0, k = 0;
     if (len > 0) {
@@ -269,9 +276,9 @@ bool machine::permute_to_replication() {  // data index segd
     } else if (x != nullptr && x->groups.length(c) != 0) {
       return false;
     }
-    group_start.push_back(g);
-    group_size.push_back(n);
-    copies.push_back(k);
+    group_start[c] = g;
+    group_size[c] = n;
+    copies[c] = k;
     g += n;
   }
   if (g != m) return false;
@@ -279,16 +286,12 @@ bool machine::permute_to_replication() {  // data index segd
   // replication whose virtual segments are the groups, its physical copy.
   const replicated* inner = replication_of(*e->values);
   if (inner != nullptr) {
-    if (inner->virtual_segments() != s2.segments()) return false;
-    for (std::int64_t c = 0; c < s2.segments(); ++c)
+    if (inner->virtual_segments() != groups) return false;
+    for (std::int64_t c = 0; c < groups; ++c)
       if (inner->vstarts[c] != group_start[c] || inner->length_of(c) != group_size[c]) return false;
   }
   std::int64_t virtual_count = 0;
   for (std::int64_t k : copies) virtual_count += k;
-  std::vector<std::int64_t> vsegids;
-  vsegids.reserve(static_cast<std::size_t>(virtual_count));
-  for (std::int64_t c = 0; c < s2.segments(); ++c)
-    for (std::int64_t i = 0; i < copies[c]; ++i) vsegids.push_back(inner != nullptr ? inner->vsegids[c] : c);
   replicated r;
   if (inner != nullptr) {
     r.physical = inner->physical;
@@ -296,17 +299,24 @@ bool machine::permute_to_replication() {  // data index segd
     r.plens = inner->plens;
   } else {
     r.physical = e->values;
-    r.pstarts = to_array(std::move(group_start));
-    r.plens = to_array(std::move(group_size));
+    r.pstarts = std::move(group_start).freeze();
+    r.plens = std::move(group_size).freeze();
   }
-  r.vsegids = to_array(std::move(vsegids));
-  std::vector<std::int64_t> vstarts(static_cast<std::size_t>(virtual_count));
-  std::int64_t pos = 0;
-  for (std::int64_t t = 0; t < virtual_count; ++t) {
-    vstarts[static_cast<std::size_t>(t)] = pos;
-    pos += r.length_of(t);
+  // Group c's copies: virtual segments of its physical segment, end to end.
+  auto vsegids = buffer<std::int64_t>::for_overwrite(virtual_count);
+  auto vstarts = buffer<std::int64_t>::for_overwrite(virtual_count);
+  std::int64_t t = 0, pos = 0;
+  for (std::int64_t c = 0; c < groups; ++c) {
+    const std::int64_t id = inner != nullptr ? inner->vsegids[c] : c;
+    const std::int64_t len = r.plens[id];
+    for (std::int64_t i = 0; i < copies[c]; ++i, ++t) {
+      vsegids[t] = id;
+      vstarts[t] = pos;
+      pos += len;
+    }
   }
-  r.vstarts = to_array(std::move(vstarts));
+  r.vsegids = std::move(vsegids).freeze();
+  r.vstarts = std::move(vstarts).freeze();
   const std::int64_t words =
       r.physical->words() + segd_words(r.physical_segments()) + 2 * virtual_count;
   return finish(3, make_lazy(vec_of<T>::kind, s.elements(), words, std::move(r))), true;

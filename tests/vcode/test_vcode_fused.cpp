@@ -4,6 +4,8 @@
 // out first (PAIR writes both its parts out), and must print the same.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -123,4 +125,33 @@ TEST_CASE("fused: -m counts the operands a deferred op holds, not the elements i
   CHECK(output_of(sum, small) == output_of(sum));
   CHECK(output_of(main_of(with(nbody_element + segments + "+_REDUCE FLOAT\n", force)), small)
             .find("memory limit exceeded") != std::string::npos);
+}
+
+TEST_CASE("fused: a lazy DIST over short and empty segments reads each segment's value where it is") {
+  // Segments of 0 to 12 elements (Delaunay's per-point DISTs), 20000 in all,
+  // each holding its own number as a FLOAT, beside the replication R.
+  std::string lengths = "CONST INT (";
+  std::int64_t total = 0, count = 0;
+  for (std::int64_t i = 0; total < 20000; ++i, ++count) {
+    const std::int64_t len = std::min<std::int64_t>((i * 7) % 13, 20000 - total);
+    lengths += std::to_string(len) + " ";
+    total += len;
+  }
+  lengths += ")\nMAKE_SEGDES\n";
+  const std::string values =
+      "CONST FLOAT 1.0\nCONST SEGDES " + std::to_string(count) + "\nDIST FLOAT\nCONST SEGDES " + std::to_string(count) +
+      "\n+_SCAN FLOAT\n";
+  const std::string body = values + lengths + "DIST FLOAT\nF\n" + r_vec + "- FLOAT\nF\nCOPY 1 0\n* FLOAT\nF\n";
+  const std::string fused = output_of(main_of(with(body, "")));
+  CHECK(fused.find("error") == std::string::npos);
+  CHECK(fused == output_of(main_of(with(body, force))));
+  // The DIST as the second operand: R - L.
+  const std::string second = r_vec + values + lengths + "DIST FLOAT\nF\n- FLOAT\nF\n";
+  const std::string fused_second = output_of(main_of(with(second, "")));
+  CHECK(fused_second.find("error") == std::string::npos);
+  CHECK(fused_second == output_of(main_of(with(second, force))));
+  // Segment 0 is empty; segment 1 (7 elements) holds 1.0: (1.0 - 0.3)^2 first.
+  char first[64];
+  std::snprintf(first, sizeof first, "( %.14e ", (1.0 - 0.3) * (1.0 - 0.3));
+  CHECK(fused.find(first) == 0);
 }

@@ -797,3 +797,65 @@ TEST_CASE("run: an element-wise op of a replication beside a stored vector or a 
   CHECK(run_text(main_of(r_of("") + x_of(20000) + "- INT\n")).out.find("( -95 -97 -99 -101 -107 ") == 0);
   CHECK(run_text(main_of(x_of(20000) + r_of("") + "- INT\n")).out.find(" 60089 )") != std::string::npos);
 }
+
+namespace {
+
+// A DPERMUTE whose defaults (computed first) reach it either held by it
+// alone (CPOP: scattered into in place, scatter_in_place.hpp) or with a
+// second reference kept below (COPY: permute_default_s's fresh copy).
+std::string dpermute_of(const std::string& defaults, const std::string& data, const std::string& index,
+                        const std::string& segds, const std::string& ty, bool shared) {
+  return main_of(defaults + data + index + (shared ? "COPY 1 2\n" : "CPOP 1 2\n") + segds + "DPERMUTE " + ty + "\n" +
+                 (shared ? "POP 1 1\n" : ""));
+}
+
+}  // namespace
+
+TEST_CASE("run: DPERMUTE into defaults nothing else holds equals the copying DPERMUTE") {
+  // Random defaults (stored, held once), positions as data.
+  const std::string rand_defaults = "CONST INT 1000000\nCONST SEGDES 26000\nDIST INT\nRAND\n";
+  const std::string positions = "CONST INT 0\nCONST INT 1\nCONST SEGDES 23000\nINDEX\n";
+  const std::string uneven = "CONST SEGDES (5000 15000 3000)\nCONST SEGDES (6000 16000 4000)\n";
+  struct shape {
+    std::string name, defaults, data, index, segds, ty;
+  };
+  const std::vector<shape> shapes = {
+      // Uniform descriptors, 20 segments: whole segments per task; random
+      // indices repeat, so the later position must win.
+      {"uniform", "CONST INT 1000000\nCONST SEGDES 40000\nDIST INT\nRAND\n",
+       "CONST INT 0\nCONST INT 1\nCONST SEGDES 20000\nINDEX\n", "CONST INT 2000\nCONST SEGDES 20000\nDIST INT\nRAND\n",
+       "CONST INT 1000\nCONST SEGDES 20\nDIST INT\nMAKE_SEGDES\nCONST INT 2000\nCONST SEGDES 20\nDIST INT\nMAKE_SEGDES\n",
+       "INT"},
+      // Uneven segments, random indices below each target segment's length:
+      // the parallel scatter finds repeats and redoes them in order.
+      {"repeats", rand_defaults, positions,
+       "CONST INT (6000 16000 4000)\nCONST SEGDES (5000 15000 3000)\nDIST INT\nRAND\n", uneven, "INT"},
+      // Uneven segments, distinct indices (each segment's first positions).
+      {"distinct", rand_defaults, positions,
+       "CONST INT (0 0 0)\nCONST INT (1 1 1)\nCONST SEGDES (5000 15000 3000)\nINDEX\n", uneven, "INT"},
+      // FLOATs, repeats.
+      {"float", rand_defaults + "I_TO_F\n", positions + "I_TO_F\n",
+       "CONST INT (6000 16000 4000)\nCONST SEGDES (5000 15000 3000)\nDIST INT\nRAND\n", uneven, "FLOAT"},
+      // A short one (the serial scatter), with a repeat and an empty segment.
+      {"short", "CONST INT (7 7 7 7 7)\n", "CONST INT (1 2 3 4)\n", "CONST INT (1 1 0 0)\n",
+       "CONST SEGDES (3 0 1)\nCONST SEGDES (4 0 1)\n", "INT"},
+  };
+  for (const shape& s : shapes) {
+    CAPTURE(s.name);
+    const auto in_place = run_text(dpermute_of(s.defaults, s.data, s.index, s.segds, s.ty, false));
+    const auto copied = run_text(dpermute_of(s.defaults, s.data, s.index, s.segds, s.ty, true));
+    CHECK(in_place.out.size() > 10);
+    CHECK(in_place.out == copied.out);
+  }
+  // By hand: position 1 wins index 1 of the first segment over position 0.
+  CHECK(run_text(dpermute_of("CONST INT (7 7 7 7 7)\n", "CONST INT (1 2 3 4)\n", "CONST INT (1 1 0 0)\n",
+                             "CONST SEGDES (3 0 1)\nCONST SEGDES (4 0 1)\n", "INT", false))
+            .out == "( 3 2 7 7 4 )\n");
+  // An index outside its segment: the same error on both paths.
+  for (const bool shared : {false, true}) {
+    CAPTURE(shared);
+    CHECK_THROWS_WITH_AS(run_text(dpermute_of("CONST INT (7 7 7 7)\n", "CONST INT (1 2)\n", "CONST INT (1 2)\n",
+                                              "CONST SEGDES (1 1)\nCONST SEGDES (2 2)\n", "INT", shared)),
+                         doctest::Contains("index 2 at position 1 outside its segment"), error);
+  }
+}
