@@ -3,8 +3,10 @@
 
     python3 bench/vcode/ab.py PROGRAM.vcode RUNS BUILD_A BUILD_B [...]
 
-Runs the builds alternately, RUNS times each, so that the VM's drift over
-minutes (notes/vcode.md) falls on all of them alike, and prints per build
+Runs the builds alternately, RUNS times each, the order rotated by one
+build each round (on this VM the later runs of a round were measured
+faster), so that the VM's drift over minutes (notes/vcode.md) and the
+position in a round fall on all of them alike, and prints per build
 the median, minimum and third quartile of the wall time and the medians of
 user and system time. --gap S sleeps S seconds before every run (after a
 few seconds idle this VM hands freed memory back to its host, and first
@@ -29,8 +31,9 @@ def main():
     a = ap.parse_args()
     lock = take_bench_lock()  # held until the process exits
     times = {b: [] for b in a.builds}
-    for _ in range(a.runs):
-        for b in a.builds:
+    for r in range(a.runs):
+        shift = r % len(a.builds)
+        for b in a.builds[shift:] + a.builds[:shift]:
             if a.gap:
                 time.sleep(a.gap)
             before = resource.getrusage(resource.RUSAGE_CHILDREN)
