@@ -101,7 +101,7 @@ std::shared_ptr<const row_chain> plan_chain(const process_mesh& mesh, const arra
   }
   const std::int64_t chunks = std::max<std::int64_t>(1, std::min(rows, chain_chunks));
   c->kind.reserve(n);
-  c->finishes.reserve(n);
+  c->sends.reserve(n);
   c->chunk_at.push_back(0);
   for (std::int64_t k = 0; k < chunks; ++k) {
     std::int64_t in = 0, out = 0;
@@ -131,7 +131,7 @@ std::shared_ptr<const row_chain> plan_chain(const process_mesh& mesh, const arra
                             : plain && has_out && a == 0 ? row_kind::head
                                                          : row_kind::independent;
       c->kind.push_back(kind);
-      c->finishes.push_back(finishes ? 1 : 0);
+      c->sends.push_back(finishes && len > 0 ? 1 : 0);
       if (kind == row_kind::waiting || kind == row_kind::independent)
         c->spans.push_back({step, len, a, mine[u], static_cast<std::int32_t>(in_width),
                             static_cast<std::int32_t>(out_width), static_cast<std::uint8_t>(plain ? 1 : one_piece ? 2 : 0),
@@ -189,8 +189,8 @@ std::shared_ptr<const row_fold> plan_row_fold(std::shared_ptr<const process_mesh
   int q = 0;
   for (std::int64_t r = 0; r < rows; ++r) {
     while (r >= equal_part_start(rows, c, q + 1)) ++q;
-    // column_blocks: every non-empty row's partial; serial: the rows finished here.
-    if (plan->chain ? !plan->chain->finishes[static_cast<std::size_t>(r)] : lengths[r] == 0) continue;
+    // column_blocks: every non-empty row's partial; serial: the non-empty rows finished here.
+    if (plan->chain ? !plan->chain->sends[static_cast<std::size_t>(r)] : lengths[r] == 0) continue;
     plan->send_rows.push_back(r);
     ++plan->send_counts[static_cast<std::size_t>(q)];
   }

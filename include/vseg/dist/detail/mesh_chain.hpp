@@ -234,9 +234,10 @@ struct row_chain {
   // receives and sends a state (the send then waits for the receive).
   std::vector<int> in_count, out_count;
   std::vector<char> relays;
-  // Per local row: whether this rank finishes it (holds its last element;
-  // rank 0 for a row empty everywhere); read by the plan only.
-  std::vector<char> finishes;
+  // Per local row: whether this rank finishes it (holds its last element)
+  // and sends its fold to its owner; an empty row is the identity at the
+  // owner without a message. Read by the plan only.
+  std::vector<char> sends;
   int col = 0, cols = 1;
   MPI_Comm row_comm = MPI_COMM_NULL;
 };
