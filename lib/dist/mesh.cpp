@@ -134,7 +134,8 @@ std::shared_ptr<const row_chain> plan_chain(const process_mesh& mesh, const arra
       c->sends.push_back(finishes && len > 0 ? 1 : 0);
       if (kind == row_kind::waiting || kind == row_kind::independent)
         c->spans.push_back({step, len, a, mine[u], static_cast<std::int32_t>(in_width),
-                            static_cast<std::int32_t>(out_width), static_cast<std::uint8_t>(plain ? 1 : one_piece ? 2 : 0),
+                            static_cast<std::int32_t>(out_width),
+                            static_cast<std::uint8_t>(plain ? 1 : one_piece ? 2 : 0),
                             static_cast<std::uint8_t>(finishes ? 1 : 0)});
       if (has_in) c->stretches.back().waits = true;
       if (has_in && has_out) relays = 1;

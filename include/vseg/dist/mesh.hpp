@@ -144,7 +144,8 @@ array<T> fold_across(const row_fold& plan, const array<T>& partials, const Monoi
   auto out = buffer<T>::for_overwrite(plan.owned);
   if (plan.chain) {  // serial: each non-empty owned row comes finished from exactly one rank
     std::fill(out.data(), out.data() + plan.owned, mon.identity());
-    for (std::size_t k = 0; k < plan.recv_rows.size(); ++k) out[plan.recv_rows[k]] = received[static_cast<std::int64_t>(k)];
+    for (std::size_t k = 0; k < plan.recv_rows.size(); ++k)
+      out[plan.recv_rows[k]] = received[static_cast<std::int64_t>(k)];
     return std::move(out).freeze();
   }
   std::vector<char> seen(static_cast<std::size_t>(plan.owned), 0);

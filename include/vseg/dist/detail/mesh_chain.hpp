@@ -51,9 +51,7 @@ inline constexpr std::int64_t chain_stretch_rows = 256;
 // A piece of a row between two cuts of the single-node fold: its index in
 // the row and its offsets [first, last).
 struct row_piece {
-  std::int64_t index;
-  std::int64_t first;
-  std::int64_t last;
+  std::int64_t index, first, last;
 };
 
 // The piece the fold of a row (first element at merge step `step`, `length`
@@ -200,12 +198,11 @@ inline std::int64_t grouped_pending(std::int64_t length, std::int64_t o) { retur
 enum class row_kind : std::uint8_t { whole, absent, head, tail, independent, waiting };
 
 // A row of kind independent or waiting: the merge step of its first element
-// in the whole matrix, its length over all column blocks, this rank's
-// offset in it and elements of it, the values of its state received and
-// sent (0: none), whether the single-node fold takes it as one plain piece
-// (1: uncut, < tuning::fold_group_min elements: the state is the acc alone),
-// one grouped piece (2: no cut to look for) or is cut (0), whether this rank
-// finishes it.
+// in the whole matrix, its length over the process row, this rank's offset
+// in it and elements of it, its state's values received and sent (0: none),
+// whether the single-node fold takes it as one plain piece (1: uncut, below
+// tuning::fold_group_min: the state is the accumulator), one grouped piece
+// (2: no cut to look for) or cuts it (0), and whether this rank finishes it.
 struct row_span {
   std::int64_t step, length, offset, mine;
   std::int32_t in_width, out_width;
@@ -221,8 +218,7 @@ struct chain_stretch {
   bool waits;  // some row of the stretch receives a state
 };
 
-// The chain's plan for one mesh block (built by plan_row_fold): one byte
-// per row, a row_span per independent or waiting row.
+// The chain's plan for one mesh block (plan_row_fold): one byte per row.
 struct row_chain {
   std::vector<row_kind> kind;  // per local row
   std::vector<row_span> spans;  // the independent and waiting rows, in order
@@ -310,9 +306,8 @@ array<T> fold_chain(const row_chain& c, const Starts& starts, const RowAt& row_a
   const auto chunks = c.chunk_at.size() - 1;
   std::vector<std::vector<T>> sent(chunks);
   std::vector<MPI_Request> requests;
-  // Every chunk's receive is posted first, so a state that arrives while
-  // this rank folds its independent rows is taken in without waiting for
-  // this rank to enter MPI.
+  // Every chunk's receive is posted first: a state arriving while this rank
+  // folds its independent rows is taken in without waiting for it to enter MPI.
   std::vector<std::vector<T>> received(chunks);
   std::vector<MPI_Request> arriving(chunks, MPI_REQUEST_NULL);
   for (std::size_t k = 0; k < chunks; ++k) {
@@ -343,19 +338,23 @@ array<T> fold_chain(const row_chain& c, const Starts& starts, const RowAt& row_a
         const row_span* s = spans + st.span_at;
         std::int64_t e = starts(st.first);
         for (std::int64_t r = st.first, last = stretches[t + 1].first; r < last; ++r) {
+          const row_kind kind = kinds[r];
+          if (kind == row_kind::absent) {  // no element here: its end is e
+            o[r] = mon.identity();
+            continue;
+          }
           const std::int64_t end = starts(r + 1);
-          switch (kinds[r]) {
+          switch (kind) {
             case row_kind::whole:  // all here, one piece: one grouped fold
               o[r] = vseg::detail::fold_range_by<T>(row_at(r), e, end, mon.identity(), mon);
               break;
-            case row_kind::absent: o[r] = mon.identity(); break;
             case row_kind::head:  // a short row begun here: its accumulator goes on
               *to++ = fold_plain(mon.identity(), row_at(r), e, end, mon);
               o[r] = mon.identity();
               break;
             case row_kind::tail: break;
             case row_kind::independent: o[r] = fold_span<T>(*s, e, end, nullptr, to, row_at(r), mon); [[fallthrough]];
-            case row_kind::waiting: to += s->out_width; ++s; break;
+            default: to += s->out_width, ++s;  // waiting
           }
           e = end;
         }
