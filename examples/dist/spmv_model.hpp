@@ -14,8 +14,8 @@
 //       of A_ij come from the pr ranks of process column j. Fold, by order:
 //       mesh_fold::serial (the default) passes, per chunk of rows, the fold
 //       states of the rows that go on from (i, j) to (i, j + 1) (state_width
-//       values each, one message per chunk that has any), then each row goes
-//       from the rank finishing it to its owner; mesh_fold::column_blocks
+//       values each, one message per chunk that has any), then each
+//       non-empty row from the rank finishing it to its owner; column_blocks
 //       sends the partial sums of A_ij's non-empty rows to their owners.
 #pragma once
 
@@ -169,7 +169,7 @@ inline std::vector<rank_traffic> model_1d(const vseg::csr_matrix& m, const std::
 // The fold of row block i (rows [first, last), first element k_first) in
 // mesh_fold::serial on pc > 1 process columns, added to `sent`: the chain's
 // states (detail/mesh_chain.hpp, the same chunks and widths as the plan) and
-// each finished row to its owner. hits[j][r]: row first + r's entries in
+// each finished non-empty row to its owner. hits[j][r]: row first + r's entries in
 // column block j. O(rows * pc).
 inline void fold_chain_2d(const vseg::csr_matrix& m, std::int64_t first, std::int64_t last, std::int64_t k_first,
                           const std::vector<std::vector<std::int64_t>>& hits, std::int64_t i, std::int64_t pc,
@@ -191,7 +191,8 @@ inline void fold_chain_2d(const vseg::csr_matrix& m, std::int64_t first, std::in
         const std::int64_t len = m.row_lengths[first + r];
         const std::int64_t b = offset[u] + hits[static_cast<std::size_t>(j)][u];
         if (b > 0 && b < len && j + 1 < pc) values += detail::state_width(step[u], len, b);
-        const bool finishes = hits[static_cast<std::size_t>(j)][u] > 0 ? b == len : len == 0 && j == 0;
+        // An empty row is the identity at its owner without a message.
+        const bool finishes = hits[static_cast<std::size_t>(j)][u] > 0 && b == len;
         offset[u] = b;
         if (!finishes || done[u]) continue;
         done[u] = 1;

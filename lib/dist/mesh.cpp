@@ -60,6 +60,13 @@ namespace detail {
 
 namespace {
 
+// Whether the single-node fold cuts a row nowhere (no cut in [0, length]):
+// then its fold is one fold_range_by from the identity; O(1).
+inline bool uncut(std::int64_t step, std::int64_t length) {
+  const row_piece p = piece_at(step, length, 0);
+  return p.index == 0 && p.last == length && piece_at(step, length, length).index == 0;
+}
+
 // The chain of mesh_fold::serial (detail/mesh_chain.hpp) for a block whose
 // local rows have the given lengths. Collective over the mesh: one
 // MPI_Allreduce and one MPI_Exscan on the process row (each row's length
@@ -72,67 +79,75 @@ std::shared_ptr<const row_chain> plan_chain(const process_mesh& mesh, const arra
   c->col = mesh.col();
   c->cols = mesh.cols();
   c->row_comm = mesh.row_comm();
-  c->mine.assign(lengths.begin(), lengths.end());
-  c->length.assign(n, 0);
-  c->offset.assign(n, 0);
+  // Per local row: this rank's elements of it, its length over the process
+  // row, this rank's offset in it, and the merge step of its first element
+  // in the whole matrix.
+  std::vector<std::int64_t> mine(lengths.begin(), lengths.end()), length(n, 0), offset(n, 0), step_of(n);
   const int count = static_cast<int>(rows);
-  check_mpi(MPI_Allreduce(c->mine.data(), c->length.data(), count, MPI_INT64_T, MPI_SUM, mesh.row_comm()),
+  check_mpi(MPI_Allreduce(mine.data(), length.data(), count, MPI_INT64_T, MPI_SUM, mesh.row_comm()),
             "MPI_Allreduce");
-  check_mpi(MPI_Exscan(c->mine.data(), c->offset.data(), count, MPI_INT64_T, MPI_SUM, mesh.row_comm()),
-            "MPI_Exscan");
-  if (mesh.col() == 0) std::fill(c->offset.begin(), c->offset.end(), 0);  // Exscan leaves rank 0's undefined
+  check_mpi(MPI_Exscan(mine.data(), offset.data(), count, MPI_INT64_T, MPI_SUM, mesh.row_comm()), "MPI_Exscan");
+  if (mesh.col() == 0) std::fill(offset.begin(), offset.end(), 0);  // Exscan leaves rank 0's undefined
   // The row blocks above this one: their rows and elements.
   std::int64_t block[2] = {rows, 0}, above[2] = {0, 0};
-  for (const std::int64_t len : c->length) block[1] += len;
+  for (const std::int64_t len : length) block[1] += len;
   check_mpi(MPI_Exscan(block, above, 2, MPI_INT64_T, MPI_SUM, mesh.col_comm()), "MPI_Exscan");
   if (mesh.row() == 0) above[0] = above[1] = 0;
   // Row r's first element is merge step (its global element) + (its global row).
-  c->step.resize(n);
   std::int64_t element = above[1];
   for (std::size_t r = 0; r < n; ++r) {
-    c->step[r] = element + above[0] + static_cast<std::int64_t>(r);
-    element += c->length[r];
+    step_of[r] = element + above[0] + static_cast<std::int64_t>(r);
+    element += length[r];
   }
   const std::int64_t chunks = std::max<std::int64_t>(1, std::min(rows, chain_chunks));
-  for (std::int64_t k = 0; k <= chunks; ++k) c->chunks.push_back(equal_part_start(rows, chunks, k));
-  c->in_at.assign(n, -1);
-  c->out_at.assign(n, -1);
-  c->waiting_at.push_back(0);
+  c->kind.reserve(n);
+  c->sends.reserve(n);
+  c->chunk_at.push_back(0);
   for (std::int64_t k = 0; k < chunks; ++k) {
     std::int64_t in = 0, out = 0;
     char relays = 0;
-    for (std::int64_t r = c->chunks[static_cast<std::size_t>(k)]; r < c->chunks[static_cast<std::size_t>(k) + 1]; ++r) {
+    const std::int64_t chunk_end = equal_part_start(rows, chunks, k + 1);
+    for (std::int64_t r = equal_part_start(rows, chunks, k); r < chunk_end; ++r) {
       const auto u = static_cast<std::size_t>(r);
-      const std::int64_t a = c->offset[u], b = a + c->mine[u], len = c->length[u];
-      if (a > 0 && a < len) {  // begun on an earlier process column
-        c->in_at[u] = in;
-        in += state_width(c->step[u], len, a);
-      }
-      if (b > 0 && b < len) {  // goes on on a later one
-        c->out_at[u] = out;
-        out += state_width(c->step[u], len, b);
-      }
-      if (c->in_at[u] >= 0) c->waiting.push_back(r);
-      const bool one_piece = uncut(c->step[u], len);
+      if ((r - equal_part_start(rows, chunks, k)) % chain_stretch_rows == 0)
+        c->stretches.push_back({r, in, out, static_cast<std::int64_t>(c->spans.size()), false});
+      const std::int64_t step = step_of[u], len = length[u], a = offset[u], b = a + mine[u];
+      // Begun on an earlier process column / going on on a later one: the
+      // values of the state received and sent.
+      const std::int64_t in_width = a > 0 && a < len ? state_width(step, len, a) : 0;
+      const std::int64_t out_width = b > 0 && b < len ? state_width(step, len, b) : 0;
+      const bool finishes = mine[u] > 0 ? b == len : len == 0 && c->col == 0;
+      const bool one_piece = uncut(step, len);
       const bool plain = one_piece && len < tuning::fold_group_min;
-      c->plain.push_back(plain ? 1 : one_piece ? 2 : 0);
-      const bool idle = a == b && c->out_at[u] < 0 && !finishes_here(*c, r);
+      const bool has_in = in_width > 0, has_out = out_width > 0;
       // A plain row with a state in and none out has its end here (b = len);
-      // one with a state out and none in begins here (a = 0 < b).
-      const bool in = c->in_at[u] >= 0, out = c->out_at[u] >= 0;
-      c->kind.push_back(in && plain && !out                               ? row_kind::tail
-                        : in                                              ? row_kind::waiting
-                        : a == 0 && b == len && uncut(c->step[u], len)    ? row_kind::whole
-                        : idle                                            ? row_kind::absent
-                        : plain && out && a == 0 && b > 0                 ? row_kind::head
-                                                                          : row_kind::independent);
-      if (c->in_at[u] >= 0 && c->out_at[u] >= 0) relays = 1;
+      // one with a state out and none in begins here (a = 0 < b). A row
+      // with no element here and no state out is the identity here,
+      // finished here or not.
+      const row_kind kind = has_in && plain && !has_out ? row_kind::tail
+                            : has_in                    ? row_kind::waiting
+                            : a == b && !has_out        ? row_kind::absent
+                            : a == 0 && b == len && one_piece ? row_kind::whole
+                            : plain && has_out && a == 0 ? row_kind::head
+                                                         : row_kind::independent;
+      c->kind.push_back(kind);
+      c->sends.push_back(finishes && len > 0 ? 1 : 0);
+      if (kind == row_kind::waiting || kind == row_kind::independent)
+        c->spans.push_back({step, len, a, mine[u], static_cast<std::int32_t>(in_width),
+                            static_cast<std::int32_t>(out_width),
+                            static_cast<std::uint8_t>(plain ? 1 : one_piece ? 2 : 0),
+                            static_cast<std::uint8_t>(finishes ? 1 : 0)});
+      if (has_in) c->stretches.back().waits = true;
+      if (has_in && has_out) relays = 1;
+      in += in_width;
+      out += out_width;
     }
+    c->chunk_at.push_back(static_cast<std::int64_t>(c->stretches.size()));
     c->in_count.push_back(static_cast<int>(in));
     c->out_count.push_back(static_cast<int>(out));
-    c->waiting_at.push_back(static_cast<std::int64_t>(c->waiting.size()));
     c->relays.push_back(relays);
   }
+  c->stretches.push_back({rows, 0, 0, static_cast<std::int64_t>(c->spans.size()), false});
   return c;
 }
 
@@ -175,8 +190,8 @@ std::shared_ptr<const row_fold> plan_row_fold(std::shared_ptr<const process_mesh
   int q = 0;
   for (std::int64_t r = 0; r < rows; ++r) {
     while (r >= equal_part_start(rows, c, q + 1)) ++q;
-    // column_blocks: every non-empty row's partial; serial: the rows finished here.
-    if (plan->chain ? !finishes_here(*plan->chain, r) : lengths[r] == 0) continue;
+    // column_blocks: every non-empty row's partial; serial: the non-empty rows finished here.
+    if (plan->chain ? !plan->chain->sends[static_cast<std::size_t>(r)] : lengths[r] == 0) continue;
     plan->send_rows.push_back(r);
     ++plan->send_counts[static_cast<std::size_t>(q)];
   }

@@ -32,6 +32,7 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <ostream>
@@ -112,7 +113,8 @@ struct row_fold {
 // Collective over the mesh: the row-fold plan of a block whose local rows
 // have the given lengths. column_blocks sends a row's partial where the row
 // is non-empty; serial plans the chain (each row's global merge step and
-// this rank's offset in it) and sends a row from the rank finishing it.
+// this rank's offset in it) and sends a non-empty row from the rank
+// finishing it.
 // Throws std::invalid_argument on every rank if the ranks of a process row
 // hold different numbers of rows. Cost: O(rows); one MPI_Allgather and one
 // MPI_Alltoall on the row, one MPI_Allreduce on the mesh, one MPI_Alltoallv;
@@ -124,7 +126,8 @@ std::shared_ptr<const row_fold> plan_row_fold(std::shared_ptr<const process_mesh
 // The rows this rank owns, each the left-to-right fold over the process
 // columns of the values the plan sends for it (column_blocks: the partials
 // of the blocks where the row is non-empty, the identity where it is empty
-// everywhere; serial: the one finished row). Collective over the process
+// everywhere; serial: the one finished row, the identity for an empty
+// one). Collective over the process
 // row: one MPI_Alltoallv. O(rows + received values).
 template <class T, class Monoid>
 array<T> fold_across(const row_fold& plan, const array<T>& partials, const Monoid& mon) {
@@ -139,6 +142,12 @@ array<T> fold_across(const row_fold& plan, const array<T>& partials, const Monoi
                           plan.mesh->row_comm()),
             "MPI_Alltoallv");
   auto out = buffer<T>::for_overwrite(plan.owned);
+  if (plan.chain) {  // serial: each non-empty owned row comes finished from exactly one rank
+    std::fill(out.data(), out.data() + plan.owned, mon.identity());
+    for (std::size_t k = 0; k < plan.recv_rows.size(); ++k)
+      out[plan.recv_rows[k]] = received[static_cast<std::int64_t>(k)];
+    return std::move(out).freeze();
+  }
   std::vector<char> seen(static_cast<std::size_t>(plan.owned), 0);
   for (std::size_t k = 0; k < plan.recv_rows.size(); ++k) {
     const auto r = static_cast<std::size_t>(plan.recv_rows[k]);

@@ -21,12 +21,11 @@
 // sides know how many (state_width). Rank (i, j) takes the states of its
 // block's rows at its slices' starts from (i, j - 1), folds its slices and
 // passes the states on to (i, j + 1); the rank holding a row's last element
-// (rank (i, 0) for an empty row) finishes it. The rows go in
-// chain_chunks chunks, so that the process columns work at the same time:
-// a chunk's states leave as soon as it is folded, and a rank folds the rows
-// that need no state first (fold_chain). For rows spanning all c process
-// columns the latency is about (K + c - 1) / K of one block's fold with K
-// chunks; for a banded matrix, about one block's fold.
+// (rank (i, 0) for an empty row) finishes it. The rows go in chain_chunks
+// chunks, so that the process columns work at the same time: a chunk's
+// states leave as soon as it is folded, and a rank folds the rows that need
+// no state first (fold_chain). For rows spanning all c process columns the
+// latency is about (K + c - 1) / K of one block's fold with K chunks.
 #pragma once
 
 #include <mpi.h>
@@ -44,15 +43,15 @@
 
 namespace vseg::dist::detail {
 
-// How many chunks of rows the chain is cut into (fewer for fewer rows).
+// How many chunks of rows the chain is cut into (fewer for fewer rows), and
+// the most rows of a stretch (chain_stretch, the unit of parallel work).
 inline constexpr std::int64_t chain_chunks = 8;
+inline constexpr std::int64_t chain_stretch_rows = 256;
 
 // A piece of a row between two cuts of the single-node fold: its index in
 // the row and its offsets [first, last).
 struct row_piece {
-  std::int64_t index;
-  std::int64_t first;
-  std::int64_t last;
+  std::int64_t index, first, last;
 };
 
 // The piece the fold of a row (first element at merge step `step`, `length`
@@ -66,13 +65,6 @@ inline row_piece piece_at(std::int64_t step, std::int64_t length, std::int64_t o
   const std::int64_t index = 1 + (o - first_cut) / block;
   const std::int64_t first = first_cut + (index - 1) * block;
   return {index, first, std::min(first + block, length)};
-}
-
-// Whether the single-node fold cuts a row nowhere (no cut in [0, length]):
-// then its fold is one fold_range_by from the identity; O(1).
-inline bool uncut(std::int64_t step, std::int64_t length) {
-  const row_piece p = piece_at(step, length, 0);
-  return p.index == 0 && p.last == length && piece_at(step, length, length).index == 0;
 }
 
 // How many elements of an unfinished group of 4 the fold holds at offset o
@@ -93,8 +85,7 @@ inline std::int64_t state_width(std::int64_t step, std::int64_t length, std::int
   return (p.index > 0 ? 1 : 0) + (o > p.first ? 1 : 0) + (pending >= 1 ? 1 : 0) + (pending == 3 ? 1 : 0);
 }
 
-// The state of a row's fold (see the top of the file). All identities is
-// the state at offset 0 of every row.
+// The state of a row's fold (see the top of the file); all identities at 0.
 template <class T>
 struct row_state {
   T combined;
@@ -171,11 +162,13 @@ T finish_row(const row_state<T>& s, std::int64_t step, std::int64_t length, cons
 
 // Continues the fold of an uncut row of `length` >= tuning::fold_group_min
 // elements (one grouped piece) from offset o to q: continue_row without the
-// search for cuts. acc, pair and third are the state (see row_state);
-// at(o') reads the element at row offset o'. O(q - o).
+// search for cuts. acc, pair and third are the state (see row_state), in
+// locals while folding (as in continue_row); at(o') reads the element at
+// row offset o'. O(q - o).
 template <class T, class At, class Monoid>
-void continue_grouped(T& acc, T& pair, T& third, std::int64_t length, std::int64_t o, std::int64_t q, const At& at,
-                      const Monoid& mon) {
+void continue_grouped(T& state_acc, T& state_pair, T& state_third, std::int64_t length, std::int64_t o,
+                      std::int64_t q, const At& at, const Monoid& mon) {
+  T acc = state_acc, pair = state_pair, third = state_third;
   const std::int64_t groups_end = std::min(q, length / 4 * 4);
   const auto take = [&](std::int64_t k) {  // element k joins its unfinished group
     switch (k % 4) {
@@ -189,67 +182,112 @@ void continue_grouped(T& acc, T& pair, T& third, std::int64_t length, std::int64
   for (; o + 4 <= groups_end; o += 4) acc = mon(acc, mon(mon(at(o), at(o + 1)), mon(at(o + 2), at(o + 3))));
   for (; o < groups_end; ++o) take(o);
   for (; o < q; ++o) acc = mon(acc, at(o));
+  state_acc = acc, state_pair = pair, state_third = third;
 }
 
 // How many elements of an unfinished group an uncut grouped row's state
 // holds at offset o (pending_in_group for its one piece); O(1).
 inline std::int64_t grouped_pending(std::int64_t length, std::int64_t o) { return o < length / 4 * 4 ? o % 4 : 0; }
 
-// How fold_chain treats a local row: all here in one piece of the
-// single-node fold (one fold_range_by, the common case), none of it here
-// and nothing to pass on or finish (the identity), folded here from offset
-// 0 or from where it begins here (no state needed), or waiting for a state
-// from the previous process column. Two kinds of the short rows of one
-// plain piece (most of R-MAT's rows), whose state is the accumulator alone,
-// read nothing else of the plan: `head`, begun here and going on (its
-// accumulator is sent), and `tail`, waiting for the accumulator and
-// finished here.
-enum class row_kind : std::uint8_t { whole, absent, independent, waiting, head, tail };
+// How fold_chain treats a local row. The common cases read no more of the
+// plan: `whole`, all here in one piece of the single-node fold (one
+// fold_range_by); `absent`, no element here, no state out (the identity);
+// `head`, a short row of one plain piece (most of R-MAT's) begun here and
+// going on (its accumulator is sent); `tail`, such a row waiting for it and
+// finished here. `independent` (no state in) and `waiting` read a row_span.
+enum class row_kind : std::uint8_t { whole, absent, head, tail, independent, waiting };
 
-// The chain's plan for one mesh block (built by plan_row_fold).
+// A row of kind independent or waiting: the merge step of its first element
+// in the whole matrix, its length over the process row, this rank's offset
+// in it and elements of it, its state's values received and sent (0: none),
+// whether the single-node fold takes it as one plain piece (1: uncut, below
+// tuning::fold_group_min: the state is the accumulator), one grouped piece
+// (2: no cut to look for) or cuts it (0), and whether this rank finishes it.
+struct row_span {
+  std::int64_t step, length, offset, mine;
+  std::int32_t in_width, out_width;
+  std::uint8_t plain, finishes;
+};
+
+// A run of chain_stretch_rows consecutive local rows in one chunk (fewer at
+// its end): its first row and that row's positions in the chunk's received
+// and sent buffers and in row_chain::spans; the later rows' follow from the
+// kinds (head sends 1 value, tail receives 1, a span says its widths).
+struct chain_stretch {
+  std::int64_t first, in_at, out_at, span_at;
+  bool waits;  // some row of the stretch receives a state
+};
+
+// The chain's plan for one mesh block (plan_row_fold): one byte per row.
 struct row_chain {
-  // Per local row, its kind: one byte, so that the common case reads
-  // nothing else of the plan.
-  std::vector<row_kind> kind;
-  // Per local row: 1 if the single-node fold takes it as one plain piece
-  // (uncut, below tuning::fold_group_min elements), so that its state is
-  // its accumulator alone: one value wherever it stops past its start; 2 if
-  // it takes it as one grouped piece (uncut, longer), so that no merge-block
-  // cut needs looking for (continue_grouped); 0 otherwise.
-  std::vector<std::uint8_t> plain;
-  // Per local row: the merge step of its first element in the whole matrix,
-  // its length over all column blocks, this rank's offset in it, and this
-  // rank's number of elements of it.
-  std::vector<std::int64_t> step, length, offset, mine;
-  // Chunk k is the local rows [chunks[k], chunks[k + 1]).
-  std::vector<std::int64_t> chunks;
-  // Per local row: where its state starts in its chunk's buffer from the
-  // previous process column and in the one to the next (-1: none).
-  std::vector<std::int64_t> in_at, out_at;
-  // Per chunk: the values received from the previous and sent to the next.
+  std::vector<row_kind> kind;  // per local row
+  std::vector<row_span> spans;  // the independent and waiting rows, in order
+  // The stretches, in row order, then one whose `first` is the row count;
+  // chunk k is the stretches [chunk_at[k], chunk_at[k + 1]).
+  std::vector<chain_stretch> stretches;
+  std::vector<std::int64_t> chunk_at;
+  // Per chunk: the values received and sent, and whether a row both
+  // receives and sends a state (the send then waits for the receive).
   std::vector<int> in_count, out_count;
-  // The rows that receive a state, in order; chunk k's are
-  // waiting[waiting_at[k], waiting_at[k + 1]).
-  std::vector<std::int64_t> waiting, waiting_at;
-  // Per chunk: whether a row both receives and sends a state (the chunk's
-  // send then waits for the chunk's receive).
   std::vector<char> relays;
+  // Per local row: whether this rank finishes it (holds its last element)
+  // and sends its fold to its owner; an empty row is the identity at the
+  // owner without a message. Read by the plan only.
+  std::vector<char> sends;
   int col = 0, cols = 1;
   MPI_Comm row_comm = MPI_COMM_NULL;
 };
 
-// Whether this rank finishes local row r (holds its last element; rank 0
-// for a row empty everywhere); O(1).
-inline bool finishes_here(const row_chain& c, std::int64_t r) {
-  const auto u = static_cast<std::size_t>(r);
-  return c.mine[u] > 0 ? c.offset[u] + c.mine[u] == c.length[u] : c.length[u] == 0 && c.col == 0;
+// acc combined with read(k) for k in [e, end), left to right; O(end - e).
+template <class T, class Read, class Monoid>
+T fold_plain(T acc, const Read& read, std::int64_t e, std::int64_t end, const Monoid& mon) {
+  for (; e < end; ++e) acc = mon(acc, read(e));
+  return acc;
+}
+
+// Folds the elements [e, end) of a row of kind independent or waiting (span
+// s) from the state at `from` (none if s.in_width is 0), writes its state at
+// `to` if it goes on, and returns its fold if this rank finishes it (else the
+// identity); read(k) reads local element k. O(end - e).
+template <class T, class Read, class Monoid>
+T fold_span(const row_span& s, std::int64_t e, std::int64_t end, const T* from, T* to, const Read& read,
+            const Monoid& mon) {
+  const std::int64_t length = s.length, a = s.offset, b = a + s.mine;
+  if (s.plain == 1) {  // a short row in one piece: the state is the accumulator
+    const T acc = fold_plain(s.in_width > 0 ? *from : mon.identity(), read, e, end, mon);
+    if (s.out_width > 0) *to = acc;
+    return s.finishes ? acc : mon.identity();
+  }
+  const std::int64_t base = e - a;  // local element of row offset o: base + o
+  const auto at = [&](std::int64_t o) { return read(base + o); };
+  if (s.plain == 2) {  // one grouped piece: no cut to look for
+    T acc = mon.identity(), pair = mon.identity(), third = mon.identity();
+    if (s.in_width > 0) {  // begun before: a > 0, so the accumulator is on the wire
+      acc = *from++;
+      const std::int64_t pending = grouped_pending(length, a);
+      if (pending >= 1) pair = *from++;
+      if (pending == 3) third = *from;
+    }
+    if (b > a) continue_grouped(acc, pair, third, length, a, b, at, mon);
+    if (s.out_width > 0) {  // goes on: b > 0
+      *to++ = acc;
+      const std::int64_t pending = grouped_pending(length, b);
+      if (pending >= 1) *to++ = pair;
+      if (pending == 3) *to = third;
+    }
+    return s.finishes ? acc : mon.identity();
+  }
+  row_state<T> st = s.in_width > 0 ? decode_state(from, s.step, length, a, mon)
+                                   : row_state<T>{mon.identity(), mon.identity(), mon.identity(), mon.identity()};
+  if (b > a) continue_row(st, s.step, length, a, b, at, mon);
+  if (s.out_width > 0) encode_state(st, s.step, length, b, to);
+  return s.finishes ? finish_row(st, s.step, length, mon) : mon.identity();
 }
 
 // Per local row, its fold in the single-node order where this rank
-// finishes it (finishes_here; the identity elsewhere), the states of the
-// others passed along the process row. row_at(r) gives the reader of local
-// row r: a callable on local element k; starts(r) its first local element,
-// starts(rows) the local element count.
+// finishes it (the identity elsewhere), the states passed along the process
+// row. row_at(r) reads local row r (a callable on local element k);
+// starts(r) is its first local element, starts(rows) the element count.
 // The schedule: first every row that needs no state from the previous
 // process column, chunk by chunk, a chunk's states sent at once unless a
 // relayed row (one that both receives and sends a state) holds it back;
@@ -262,15 +300,14 @@ inline bool finishes_here(const row_chain& c, std::int64_t r) {
 // O(local elements + rows).
 template <class T, class Monoid, class Starts, class RowAt>
 array<T> fold_chain(const row_chain& c, const Starts& starts, const RowAt& row_at, const Monoid& mon) {
-  const auto rows = static_cast<std::int64_t>(c.step.size());
+  const auto rows = static_cast<std::int64_t>(c.kind.size());
   auto out = buffer<T>::for_overwrite(rows);
   T* o = out.data();
-  const auto chunks = static_cast<std::size_t>(c.chunks.size() - 1);
+  const auto chunks = c.chunk_at.size() - 1;
   std::vector<std::vector<T>> sent(chunks);
   std::vector<MPI_Request> requests;
-  // Every chunk's receive is posted first, so a state that arrives while
-  // this rank folds its independent rows is taken in without waiting for
-  // this rank to enter MPI.
+  // Every chunk's receive is posted first: a state arriving while this rank
+  // folds its independent rows is taken in without waiting for it to enter MPI.
   std::vector<std::vector<T>> received(chunks);
   std::vector<MPI_Request> arriving(chunks, MPI_REQUEST_NULL);
   for (std::size_t k = 0; k < chunks; ++k) {
@@ -280,54 +317,6 @@ array<T> fold_chain(const row_chain& c, const Starts& starts, const RowAt& row_a
                         c.row_comm, &arriving[k]),
               "MPI_Irecv");
   }
-  // Folds local row r's slice from the state in `from` (or offset 0) and
-  // passes it to `to` or finishes it.
-  const auto fold_row = [&](std::int64_t r, const T* from, T* to) {
-    const auto u = static_cast<std::size_t>(r);
-    if (c.plain[u] == 1) {  // a short row in one piece (most of R-MAT's): the state is the accumulator
-      T acc = c.in_at[u] >= 0 ? from[c.in_at[u]] : mon.identity();
-      const auto read = row_at(r);
-      for (std::int64_t k = starts(r), end = starts(r + 1); k < end; ++k) acc = mon(acc, read(k));
-      if (c.out_at[u] >= 0) to[c.out_at[u]] = acc;
-      o[r] = finishes_here(c, r) ? acc : mon.identity();
-      return;
-    }
-    if (c.plain[u] == 2) {  // one grouped piece: no cut to look for
-      const std::int64_t length = c.length[u], a = c.offset[u], b = a + c.mine[u];
-      T acc = mon.identity(), pair = mon.identity(), third = mon.identity();
-      if (c.in_at[u] >= 0) {  // begun before: a > 0, so the accumulator is on the wire
-        const T* f = from + c.in_at[u];
-        acc = *f++;
-        const std::int64_t pending = grouped_pending(length, a);
-        if (pending >= 1) pair = *f++;
-        if (pending == 3) third = *f;
-      }
-      if (b > a) {
-        const auto read = row_at(r);
-        const std::int64_t base = starts(r) - a;  // local element of row offset o: base + o
-        continue_grouped(acc, pair, third, length, a, b, [&](std::int64_t at) { return read(base + at); }, mon);
-      }
-      if (c.out_at[u] >= 0) {  // goes on: b > 0
-        T* t = to + c.out_at[u];
-        *t++ = acc;
-        const std::int64_t pending = grouped_pending(length, b);
-        if (pending >= 1) *t++ = pair;
-        if (pending == 3) *t = third;
-      }
-      o[r] = b > a && b == length ? acc : mon.identity();  // finishes_here: the last element is here
-      return;
-    }
-    const std::int64_t step = c.step[u], length = c.length[u], a = c.offset[u], b = a + c.mine[u];
-    row_state<T> s = c.in_at[u] >= 0 ? decode_state(from + c.in_at[u], step, length, a, mon)
-                                     : row_state<T>{mon.identity(), mon.identity(), mon.identity(), mon.identity()};
-    if (b > a) {
-      const auto read = row_at(r);
-      const std::int64_t base = starts(r) - a;  // local element of row offset o: base + o
-      continue_row(s, step, length, a, b, [&](std::int64_t at) { return read(base + at); }, mon);
-    }
-    if (c.out_at[u] >= 0) encode_state(s, step, length, b, to + c.out_at[u]);
-    o[r] = finishes_here(c, r) ? finish_row(s, step, length, mon) : mon.identity();
-  };
   const auto send = [&](std::size_t k) {
     if (c.out_count[k] == 0) return;
     requests.emplace_back();
@@ -335,25 +324,39 @@ array<T> fold_chain(const row_chain& c, const Starts& starts, const RowAt& row_a
                         &requests.back()),
               "MPI_Isend");
   };
+  const chain_stretch* stretches = c.stretches.data();
+  const row_kind* kinds = c.kind.data();
+  const row_span* spans = c.spans.data();
   for (std::size_t k = 0; k < chunks; ++k) {  // the rows that need no state
     sent[k].resize(static_cast<std::size_t>(c.out_count[k]));
-    T* to = sent[k].data();
-    const std::int64_t first = c.chunks[k];
-    vseg::detail::parallel_for(c.chunks[k + 1] - first, [&](std::int64_t lo, std::int64_t hi) {
-      for (std::int64_t r = first + lo; r < first + hi; ++r) {
-        const row_kind kind = c.kind[static_cast<std::size_t>(r)];
-        if (kind == row_kind::whole) {  // all here, one piece: one grouped fold
-          o[r] = vseg::detail::fold_range_by<T>(row_at(r), starts(r), starts(r + 1), mon.identity(), mon);
-        } else if (kind == row_kind::absent) {
-          o[r] = mon.identity();
-        } else if (kind == row_kind::head) {  // a short row begun here: its accumulator goes on
-          T acc = mon.identity();
-          const auto read = row_at(r);
-          for (std::int64_t k = starts(r), end = starts(r + 1); k < end; ++k) acc = mon(acc, read(k));
-          to[c.out_at[static_cast<std::size_t>(r)]] = acc;
-          o[r] = mon.identity();
-        } else if (kind == row_kind::independent) {
-          fold_row(r, nullptr, to);
+    T* const sent_k = sent[k].data();
+    const std::int64_t first = c.chunk_at[k];
+    vseg::detail::parallel_for(c.chunk_at[k + 1] - first, 1, [&](std::int64_t lo, std::int64_t hi) {
+      for (std::int64_t t = first + lo; t < first + hi; ++t) {
+        const chain_stretch& st = stretches[t];
+        T* to = sent_k + st.out_at;
+        const row_span* s = spans + st.span_at;
+        std::int64_t e = starts(st.first);
+        for (std::int64_t r = st.first, last = stretches[t + 1].first; r < last; ++r) {
+          const row_kind kind = kinds[r];
+          if (kind == row_kind::absent) {  // no element here: its end is e
+            o[r] = mon.identity();
+            continue;
+          }
+          const std::int64_t end = starts(r + 1);
+          switch (kind) {
+            case row_kind::whole:  // all here, one piece: one grouped fold
+              o[r] = vseg::detail::fold_range_by<T>(row_at(r), e, end, mon.identity(), mon);
+              break;
+            case row_kind::head:  // a short row begun here: its accumulator goes on
+              *to++ = fold_plain(mon.identity(), row_at(r), e, end, mon);
+              o[r] = mon.identity();
+              break;
+            case row_kind::tail: break;
+            case row_kind::independent: o[r] = fold_span<T>(*s, e, end, nullptr, to, row_at(r), mon); [[fallthrough]];
+            default: to += s->out_width, ++s;  // waiting
+          }
+          e = end;
         }
       }
     });
@@ -362,18 +365,29 @@ array<T> fold_chain(const row_chain& c, const Starts& starts, const RowAt& row_a
   for (std::size_t k = 0; k < chunks; ++k) {  // the rows waiting for a state, as the states arrive
     if (c.in_count[k] == 0) continue;
     check_mpi(MPI_Wait(&arriving[k], MPI_STATUS_IGNORE), "MPI_Wait");
-    const std::int64_t* waiting = c.waiting.data() + c.waiting_at[k];
-    vseg::detail::parallel_for(c.waiting_at[k + 1] - c.waiting_at[k], [&](std::int64_t lo, std::int64_t hi) {
-      const T* from = received[k].data();
-      for (std::int64_t w = lo; w < hi; ++w) {
-        const std::int64_t r = waiting[w];
-        if (c.kind[static_cast<std::size_t>(r)] == row_kind::tail) {  // a short row finished here
-          T acc = from[c.in_at[static_cast<std::size_t>(r)]];
-          const auto read = row_at(r);
-          for (std::int64_t e = starts(r), end = starts(r + 1); e < end; ++e) acc = mon(acc, read(e));
-          o[r] = acc;
-        } else {
-          fold_row(r, from, sent[k].data());
+    const T* const received_k = received[k].data();
+    T* const sent_k = sent[k].data();
+    const std::int64_t first = c.chunk_at[k];
+    vseg::detail::parallel_for(c.chunk_at[k + 1] - first, 1, [&](std::int64_t lo, std::int64_t hi) {
+      for (std::int64_t t = first + lo; t < first + hi; ++t) {
+        const chain_stretch& st = stretches[t];
+        if (!st.waits) continue;
+        const T* from = received_k + st.in_at;
+        T* to = sent_k + st.out_at;
+        const row_span* s = spans + st.span_at;
+        for (std::int64_t r = st.first, last = stretches[t + 1].first; r < last; ++r) {
+          switch (kinds[r]) {
+            case row_kind::head: ++to; break;
+            case row_kind::tail:  // a short row finished here
+              o[r] = fold_plain(*from++, row_at(r), starts(r), starts(r + 1), mon);
+              break;
+            case row_kind::waiting:
+              o[r] = fold_span<T>(*s, starts(r), starts(r + 1), from, to, row_at(r), mon);
+              from += s->in_width;
+              [[fallthrough]];
+            case row_kind::independent: to += s->out_width; ++s; break;
+            default: break;  // whole, absent
+          }
         }
       }
     });
