@@ -64,24 +64,45 @@ struct transposed {
 };
 
 // Virtual segments over one physical copy: virtual segment t is the physical
-// segment vsegids[t], i.e. the elements [pstarts[p], pstarts[p] + plens[p])
-// of `physical` (a plain vector), p = vsegids[t]. `vstarts` are the virtual
-// segments' starts in the vector this stands for (exclusive scan of their
+// segment vsegid(t), i.e. the elements [pstarts[p], pstarts[p] + plens[p])
+// of `physical` (a plain vector), p = vsegid(t). vstart(t) is virtual
+// segment t's start in the vector this stands for (exclusive scan of their
 // lengths). The virtual segments are the segments of the descriptor the
 // replicating PERMUTE left beside it, so a consumer checks its descriptor
 // against them (same_layout) before reading them as segments.
+//
+// The vsegids and vstarts are stored (one each per virtual segment), or,
+// when both arrays are empty and `rule_count` > 0, given by a rule in O(1)
+// words: rule_count virtual segments, vsegid(t) = (t / rule_repeat) %
+// rule_cycle, and every physical segment rule_each long (vstart(t) =
+// t * rule_each, rule_each > 0). BFS's f copies of an n-segment adjacency, vertex-major
+// (repeat f) or copy-major (cycle n), are f*n virtual segments held so.
 struct replicated {
   value_ptr physical;
   array<std::int64_t> pstarts;
   array<std::int64_t> plens;
   array<std::int64_t> vsegids;
   array<std::int64_t> vstarts;
+  std::int64_t rule_count = 0;
+  std::int64_t rule_repeat = 1;
+  std::int64_t rule_cycle = 1;
+  std::int64_t rule_each = 0;
 
-  std::int64_t virtual_segments() const noexcept { return vsegids.size(); }
+  // Whether the vsegids and vstarts are given by the rule. O(1).
+  bool by_rule() const noexcept { return rule_count > 0 && vsegids.size() == 0; }
+  std::int64_t virtual_segments() const noexcept { return by_rule() ? rule_count : vsegids.size(); }
   std::int64_t physical_segments() const noexcept { return plens.size(); }
+  // The physical segment of virtual segment t, and its start in the vector
+  // this stands for. O(1).
+  std::int64_t vsegid(std::int64_t t) const noexcept {
+    return by_rule() ? (t / rule_repeat) % rule_cycle : vsegids[t];
+  }
+  std::int64_t vstart(std::int64_t t) const noexcept { return by_rule() ? t * rule_each : vstarts[t]; }
   // The physical start and the length of virtual segment t. O(1).
-  std::int64_t start_of(std::int64_t t) const noexcept { return pstarts[vsegids[t]]; }
-  std::int64_t length_of(std::int64_t t) const noexcept { return plens[vsegids[t]]; }
+  std::int64_t start_of(std::int64_t t) const noexcept { return pstarts[vsegid(t)]; }
+  std::int64_t length_of(std::int64_t t) const noexcept { return plens[vsegid(t)]; }
+  // The 8-byte words the virtual segments take (the -m unit). O(1).
+  std::int64_t virtual_words() const noexcept { return by_rule() ? 4 : 2 * vsegids.size(); }
 };
 
 struct lazy_vector {
@@ -120,6 +141,7 @@ inline std::int64_t segment_of(const segd& s, std::int64_t j) {
 
 // The virtual segment of r that holds element j. O(log virtual segments).
 inline std::int64_t segment_of(const replicated& r, std::int64_t j) {
+  if (r.by_rule()) return j / r.rule_each;  // a rule's rule_each is > 0
   const auto it = std::upper_bound(r.vstarts.begin(), r.vstarts.end(), j);
   std::int64_t t = (it - r.vstarts.begin()) - 1;
   while (r.length_of(t) == 0) ++t;
@@ -137,7 +159,7 @@ T element_at(const value& v, std::int64_t j) {
   }
   if (const replicated* r = replication_of(v)) {
     const std::int64_t t = segment_of(*r, j);
-    return r->physical->as<array<T>>()[r->start_of(t) + (j - r->vstarts[t])];
+    return r->physical->as<array<T>>()[r->start_of(t) + (j - r->vstart(t))];
   }
   if (v.lazy() != nullptr)
     if (const auto* g = std::get_if<gathered>(&v.lazy()->form)) {
@@ -212,7 +234,7 @@ void write_range(const value& v, std::int64_t lo, std::int64_t hi, T* out) {
     const T* d = r.physical->as<array<T>>().data();
     std::int64_t t = segment_of(r, lo);
     for (std::int64_t j = lo; j < hi; ++t) {
-      const std::int64_t vstart = r.vstarts[t];
+      const std::int64_t vstart = r.vstart(t);
       const std::int64_t end = std::min(hi, vstart + r.length_of(t));
       if (end <= j) continue;
       const T* src = d + r.start_of(t) + (j - vstart);

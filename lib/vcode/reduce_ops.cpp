@@ -111,7 +111,7 @@ bool machine::reduce_replicated(const M& m) {  // data segd
   auto out = buffer<T>::for_overwrite(n);
   T* o = out.data();
   vseg::detail::parallel_for(n, [&](std::int64_t lo, std::int64_t hi) {
-    for (std::int64_t t = lo; t < hi; ++t) o[t] = f[r->vsegids[t]];
+    for (std::int64_t t = lo; t < hi; ++t) o[t] = f[r->vsegid(t)];
   });
   finish(2, wrap_value(std::move(out).freeze()));
   return true;

@@ -54,6 +54,58 @@ bool same_lengths(const segd& a, const segd& b) {
   return std::equal(la.begin(), la.end(), lb.begin());
 }
 
+// The words a replication holds: its physical copy, its physical
+// segments and its virtual ones.
+std::int64_t replication_words(const replicated& r) {
+  return r.physical->words() + segd_words(r.physical_segments()) + r.virtual_words();
+}
+
+// The rule (repeat, cycle) giving the vsegids of a replication whose
+// segment c of s2 is copies[c] copies of physical group c (or, with
+// `inner`, of inner's virtual segment c): vsegid(t) = (t / repeat) % cycle.
+// It exists when every copies[c] is one K > 0, every physical segment has
+// one length > 0, and inner (if any) is a rule itself: then t's group is
+// t / K and its vsegid (t / K / inner's repeat) % inner's cycle. O(groups
+// + physical segments); std::nullopt otherwise.
+std::optional<std::pair<std::int64_t, std::int64_t>> copies_rule(const replicated& r,
+                                                                 const std::vector<std::int64_t>& copies,
+                                                                 const replicated* inner) {
+  if (copies.empty() || r.plens.size() == 0 || r.plens[0] <= 0) return std::nullopt;
+  const std::int64_t k = copies[0];
+  if (k <= 0 || !std::all_of(copies.begin(), copies.end(), [k](std::int64_t c) { return c == k; })) return std::nullopt;
+  if (!std::all_of(r.plens.begin(), r.plens.end(), [&](std::int64_t l) { return l == r.plens[0]; })) return std::nullopt;
+  const auto groups = static_cast<std::int64_t>(copies.size());
+  if (inner == nullptr) return std::pair{k, groups};
+  if (!inner->by_rule()) return std::nullopt;
+  return std::pair{k * inner->rule_repeat, inner->rule_cycle};
+}
+
+// SEGPERMUTE of a replication held by a rule (every segment rule_each
+// long) moving virtual segment t to slot starts[t] / rule_each: when the
+// result is again a rule, here the copy-major one (repeat 1, cycle r's
+// cycle: BFS's vertex-major copies reordered copy by copy), it is returned
+// without a vsegid written. Checks in O(V) reads and V bits that the slots
+// are a permutation and that slot u holds physical segment u % cycle.
+std::optional<replicated> reordered_by_rule(const replicated& r, const int_vec& starts, std::int64_t n) {
+  const std::int64_t v = r.virtual_segments();
+  const std::int64_t len = r.rule_each;
+  const std::int64_t cycle = r.rule_cycle;
+  std::vector<bool> taken(static_cast<std::size_t>(v), false);
+  for (std::int64_t t = 0; t < v; ++t) {
+    const std::int64_t st = starts[t];
+    if (st < 0 || st >= n || st % len != 0) return std::nullopt;
+    const std::int64_t u = st / len;
+    if (taken[static_cast<std::size_t>(u)] || u % cycle != r.vsegid(t)) return std::nullopt;
+    taken[static_cast<std::size_t>(u)] = true;
+  }
+  replicated out{r.physical, r.pstarts, r.plens, {}, {}};
+  out.rule_count = v;
+  out.rule_repeat = 1;
+  out.rule_cycle = cycle;
+  out.rule_each = len;
+  return out;
+}
+
 }  // namespace
 
 std::int64_t lazy_length(const lazy_vector& l) noexcept { return l.length; }
@@ -94,6 +146,7 @@ array<T> machine::materialized(const value& v) {
 
 bool machine::same_layout(const segd& s, const replicated& r) {
   if (s.segments() != r.virtual_segments()) return false;
+  if (r.by_rule() && s.uniform_length() >= 0) return s.uniform_length() == r.rule_each;
   for (std::int64_t t = 0; t < s.segments(); ++t)
     if (s.length(t) != r.length_of(t)) return false;
   return true;
@@ -281,14 +334,10 @@ bool machine::permute_to_replication() {  // data index segd
   if (inner != nullptr) {
     if (inner->virtual_segments() != s2.segments()) return false;
     for (std::int64_t c = 0; c < s2.segments(); ++c)
-      if (inner->vstarts[c] != group_start[c] || inner->length_of(c) != group_size[c]) return false;
+      if (inner->vstart(c) != group_start[c] || inner->length_of(c) != group_size[c]) return false;
   }
   std::int64_t virtual_count = 0;
   for (std::int64_t k : copies) virtual_count += k;
-  std::vector<std::int64_t> vsegids;
-  vsegids.reserve(static_cast<std::size_t>(virtual_count));
-  for (std::int64_t c = 0; c < s2.segments(); ++c)
-    for (std::int64_t i = 0; i < copies[c]; ++i) vsegids.push_back(inner != nullptr ? inner->vsegids[c] : c);
   replicated r;
   if (inner != nullptr) {
     r.physical = inner->physical;
@@ -299,16 +348,29 @@ bool machine::permute_to_replication() {  // data index segd
     r.pstarts = to_array(std::move(group_start));
     r.plens = to_array(std::move(group_size));
   }
-  r.vsegids = to_array(std::move(vsegids));
-  std::vector<std::int64_t> vstarts(static_cast<std::size_t>(virtual_count));
-  std::int64_t pos = 0;
-  for (std::int64_t t = 0; t < virtual_count; ++t) {
-    vstarts[static_cast<std::size_t>(t)] = pos;
-    pos += r.length_of(t);
+  // Each segment of s2 k copies of its group, one k for all, and every
+  // physical segment one length: the vsegids and vstarts are a rule, O(1)
+  // words (BFS: f copies of each of the n adjacency lists); else stored.
+  if (auto rule = copies_rule(r, copies, inner)) {
+    r.rule_count = virtual_count;
+    r.rule_repeat = rule->first;
+    r.rule_cycle = rule->second;
+    r.rule_each = r.plens.size() > 0 ? r.plens[0] : 0;
+  } else {
+    std::vector<std::int64_t> vsegids;
+    vsegids.reserve(static_cast<std::size_t>(virtual_count));
+    for (std::int64_t c = 0; c < s2.segments(); ++c)
+      for (std::int64_t i = 0; i < copies[c]; ++i) vsegids.push_back(inner != nullptr ? inner->vsegid(c) : c);
+    r.vsegids = to_array(std::move(vsegids));
+    std::vector<std::int64_t> vstarts(static_cast<std::size_t>(virtual_count));
+    std::int64_t pos = 0;
+    for (std::int64_t t = 0; t < virtual_count; ++t) {
+      vstarts[static_cast<std::size_t>(t)] = pos;
+      pos += r.length_of(t);
+    }
+    r.vstarts = to_array(std::move(vstarts));
   }
-  r.vstarts = to_array(std::move(vstarts));
-  const std::int64_t words =
-      r.physical->words() + segd_words(r.physical_segments()) + 2 * virtual_count;
+  const std::int64_t words = replication_words(r);
   return finish(3, make_lazy(vec_of<T>::kind, s.elements(), words, std::move(r))), true;
 }
 
@@ -338,9 +400,16 @@ bool machine::permute_replicated_segments() {  // data index segd
   // in O(V); a start off the grid or a slot taken twice is not a tiling.
   // Other lengths are left to PERMUTE (not met in NESL's code studied).
   const std::int64_t len0 = v > 0 ? r->length_of(0) : 0;
-  if (len0 <= 0 || len0 * v != n ||
-      !std::all_of(r->vsegids.begin(), r->vsegids.end(), [&](std::int64_t p) { return r->plens[p] == len0; }))
-    return false;
+  if (len0 <= 0 || len0 * v != n) return false;
+  if (r->by_rule()) {
+    if (r->rule_each != len0) return false;
+    if (auto out = reordered_by_rule(*r, a->starts, n)) {
+      const std::int64_t words = replication_words(*out);
+      return finish(3, make_lazy(vec_of<T>::kind, n, words, *std::move(out))), true;
+    }
+  }
+  for (std::int64_t t = 0; t < v; ++t)
+    if (r->length_of(t) != len0) return false;
   std::vector<std::int64_t> order(static_cast<std::size_t>(v), -1);
   for (std::int64_t t = 0; t < v; ++t) {
     const std::int64_t st = a->starts[t];
@@ -351,12 +420,12 @@ bool machine::permute_replicated_segments() {  // data index segd
   std::vector<std::int64_t> vsegids(static_cast<std::size_t>(v)), vstarts(static_cast<std::size_t>(v));
   for (std::int64_t u = 0; u < v; ++u) {
     const std::int64_t t = order[static_cast<std::size_t>(u)];
-    vsegids[static_cast<std::size_t>(u)] = r->vsegids[t];
+    vsegids[static_cast<std::size_t>(u)] = r->vsegid(t);
     vstarts[static_cast<std::size_t>(u)] = pos;
     pos += len0;
   }
   replicated out{r->physical, r->pstarts, r->plens, to_array(std::move(vsegids)), to_array(std::move(vstarts))};
-  const std::int64_t words = out.physical->words() + segd_words(out.physical_segments()) + 2 * v;
+  const std::int64_t words = replication_words(out);
   return finish(3, make_lazy(vec_of<T>::kind, n, words, std::move(out))), true;
 }
 

@@ -1,0 +1,138 @@
+// Tests of replications whose vsegids are a rule (lib/vcode/lazy.hpp's
+// `replicated`, rule_*): NESL's copies of a nested vector, vertex-major
+// after DIST/INDEX/PERMUTE and copy-major after SEGPERMUTE's flat PERMUTE
+// (BFS's neighbours), read by a reduction, EXTRACT, BPERMUTE and an
+// element-wise op. Each program runs once as written and once with the
+// copies written out first (an element-wise OR of the value with itself),
+// and must print the same; the rule is what keeps -m small.
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+
+#include "vseg/vcode/interpreter.hpp"
+#include "vseg/vcode/program.hpp"
+
+using namespace vseg::vcode;
+
+namespace {
+
+std::string slurp(std::FILE* f) {
+  std::rewind(f);
+  std::string s;
+  for (int c; (c = std::getc(f)) != EOF;) s.push_back(static_cast<char>(c));
+  std::fclose(f);
+  return s;
+}
+
+// src's standard output, or "error: " and the error's text.
+std::string output_of(const std::string& src, run_options opt = {}) {
+  opt.out = std::tmpfile();
+  opt.err = std::tmpfile();
+  REQUIRE(opt.out != nullptr);
+  REQUIRE(opt.err != nullptr);
+  try {
+    run(parse(src), opt);
+  } catch (const error& e) {
+    std::fclose(opt.out);
+    std::fclose(opt.err);
+    return std::string("error: ") + e.what();
+  }
+  std::fclose(opt.err);
+  return slurp(opt.out);
+}
+
+std::string main_of(const std::string& body) { return "FUNC MAIN\n" + body + "RET\n"; }
+
+// "(x x ... x)", n times.
+std::string repeat(std::int64_t x, std::int64_t n) {
+  std::string each(1, ' ');
+  each += std::to_string(x);
+  std::string s = "(";
+  for (std::int64_t i = 0; i < n; ++i) s.append(each);
+  s.push_back(')');
+  return s;
+}
+
+// A uniform descriptor of n segments of len each.
+std::string uniform(std::int64_t len, std::int64_t n) {
+  return "CONST INT " + std::to_string(len) + "\nCONST INT " + std::to_string(n) + "\nMAKE_SEGDES\nDIST INT\nMAKE_SEGDES\n";
+}
+
+const std::string force = "COPY 1 0\nOR INT\n";
+
+// The adjacency (1 2 3 | 4 5 6 | 7 8 9 | 10 11 12), f copies of each list,
+// vertex-major (NESL's PRIM-DIST of a nested vector): DIST each element f
+// times, INDEX starts e, strides 3 per list, PERMUTE over 4 segments of 3f.
+std::string vertex_major(std::int64_t f, const std::string& then) {
+  return "CONST INT (1 2 3 4 5 6 7 8 9 10 11 12)\nCONST INT " + repeat(f, 12) + "\nMAKE_SEGDES\nDIST INT\n" +
+         "CONST INT (0 1 2 0 1 2 0 1 2 0 1 2)\nCONST INT " + repeat(3, 12) + "\nCONST INT " + repeat(f, 12) +
+         "\nMAKE_SEGDES\nINDEX\nCONST INT " + repeat(3 * f, 4) + "\nMAKE_SEGDES\nPERMUTE INT\n" + then;
+}
+
+// The same copies copy-major (SEGPERMUTE's flat PERMUTE): list v's copy c
+// goes to slot 4c + v, start 3 (4c + v), by an INDEX of stride 1 over the
+// 4f lists.
+std::string copy_major(std::int64_t f, const std::string& then) {
+  return vertex_major(f, then) + "CONST INT (0 3 6 9)\nCONST INT (12 12 12 12)\nCONST INT " + repeat(f, 4) +
+         "\nMAKE_SEGDES\nINDEX\nCONST INT 1\nCONST INT " + std::to_string(4 * f) + "\nMAKE_SEGDES\nDIST INT\n" +
+         uniform(3, 4 * f) + "INDEX\nCONST INT " + std::to_string(12 * f) + "\nMAKE_SEGDES\nPERMUTE INT\n";
+}
+
+}  // namespace
+
+TEST_CASE("replication rule: BFS's copies of a nested vector read as their written-out elements") {
+  const std::int64_t f = 3000;  // 12,000 lists of 3: 36,000 elements, lazy
+  const std::string reads[] = {
+      uniform(3, 4 * f) + "+_REDUCE INT\n",                                     // fold_vs
+      "CONST INT 2\nCONST INT " + std::to_string(4 * f) + "\nMAKE_SEGDES\nDIST INT\n" + uniform(3, 4 * f) +
+          "EXTRACT INT\n",  // each list's last
+      "CONST INT (5 7 35999 12 0)\nCONST INT " + std::to_string(12 * f) +
+          "\nMAKE_SEGDES\nCONST INT 5\nMAKE_SEGDES\nBPERMUTE INT\n",  // a few, by search
+      "CONST INT 1000\nCONST INT " + std::to_string(12 * f) + "\nMAKE_SEGDES\nDIST INT\n* INT\n",  // element-wise
+  };
+  for (const auto& read : reads) {
+    CAPTURE(read);
+    CHECK(output_of(main_of(vertex_major(f, "") + read)) == output_of(main_of(vertex_major(f, force) + read)));
+    const std::string lazy = output_of(main_of(copy_major(f, "") + read));
+    CHECK(lazy.find("error") == std::string::npos);
+    CHECK(lazy == output_of(main_of(copy_major(f, force) + read)));
+  }
+  // Copy-major: the lists' sums 6 15 24 33, over and over; the last list's
+  // last element 12; elements 5 7 35999 12 0 of 1 2 3 4 5 6 7 8 ... are
+  // 6 8 12 1 1.
+  const std::string sums = output_of(main_of(copy_major(f, "") + reads[0]));
+  CHECK(sums.find("( 6 15 24 33 6 15 24 33 ") == 0);
+  CHECK(sums.find(" 6 15 24 33 )") != std::string::npos);
+  CHECK(output_of(main_of(copy_major(f, "") + reads[1])).find("( 3 6 9 12 3 6 ") == 0);
+  CHECK(output_of(main_of(copy_major(f, "") + reads[2])).find("( 6 8 12 1 1 )") == 0);
+  // Vertex-major: list 0's f copies first.
+  CHECK(output_of(main_of(vertex_major(f, "") + reads[0])).find("( 6 6 6 6 ") == 0);
+}
+
+TEST_CASE("replication rule: a SEGPERMUTE that is not copy-major keeps the written vsegids") {
+  // Slots reversed (list t to slot 4f - 1 - t): same elements as written out.
+  const std::int64_t f = 3000;
+  const std::string reversed =
+      vertex_major(f, "") + "CONST INT " + std::to_string(12 * f - 3) + "\nCONST INT -3\nCONST INT " +
+      std::to_string(4 * f) + "\nMAKE_SEGDES\nINDEX\nCONST INT 1\nCONST INT " +
+      std::to_string(4 * f) + "\nMAKE_SEGDES\nDIST INT\n" + uniform(3, 4 * f) + "INDEX\nCONST INT " +
+      std::to_string(12 * f) + "\nMAKE_SEGDES\nPERMUTE INT\n";
+  const std::string read = uniform(3, 4 * f) + "+_REDUCE INT\n";
+  const std::string out = output_of(main_of(reversed + read));
+  CHECK(out == output_of(main_of(reversed + force + read)));
+  CHECK(out.find("( 33 33 33 ") == 0);
+}
+
+TEST_CASE("replication rule: -m counts O(1) words for the copies' virtual segments") {
+  // 40,000 copies of each list: 160,000 virtual segments, whose vsegids
+  // and starts, stored, are 320,000 words per replication. The index the
+  // program builds is 4f INTs (and its stride 1 written out): 160,000
+  // words with every other vector, under 250,000.
+  const std::int64_t f = 40000;
+  run_options limited;
+  limited.memory_words = 250000;
+  const std::string out = output_of(main_of(copy_major(f, "") + uniform(3, 4 * f) + "+_REDUCE INT\n"), limited);
+  CHECK(out.find("( 6 15 24 33 6 15 ") == 0);
+}
