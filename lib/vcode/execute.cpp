@@ -480,6 +480,7 @@ void machine::execute(const instruction& ins) {
       return finish(1, std::move(result));
     }
     case opcode::lengths: {
+      if (lengths_as_splat()) return;
       const value& v = arg(1, 1, value::segdes);
       value result{lengths_of(v)};
       result.remember_descriptor(v.as<segd>());

@@ -33,7 +33,7 @@ template <class T>
 void machine::permute() {  // data index segd
   if (permute_to_replication<T>() || permute_replicated_segments<T>() || permute_deferred<T>()) return;
   if constexpr (std::is_same_v<T, std::int32_t>) {
-    if (permute_sequence()) return;
+    if (permute_sequence() || permute_splat()) return;
   }
   const auto& data = vec<T>(3, 1);
   const int_vec& index = ints(3, 2);
