@@ -299,6 +299,8 @@ class machine {
   bool permute_splat();
   bool plus_scan_of_splat();
   bool plus_reduce_of_splat();
+  // BPERMUTE of an INT sequence (a splat with a step) over one segment: each element computed from its index.
+  bool bpermute_sequence();
   // A reduction over virtual segments: each physical segment once, then replicated (DPH's fold_vs).
   template <class T, class M> bool reduce_replicated(const M& m);
   // A FLOAT element-wise op with a lazy argument kept as its op and operands (fused.hpp).

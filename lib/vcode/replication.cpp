@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "claimed.hpp"
 #include "lazy.hpp"
 #include "machine.hpp"
 #include "scalar.hpp"
@@ -85,19 +86,22 @@ std::optional<std::pair<std::int64_t, std::int64_t>> copies_rule(const replicate
 // result is again a rule, here the copy-major one (repeat 1, cycle r's
 // cycle: BFS's vertex-major copies reordered copy by copy), it is returned
 // without a vsegid written. Checks in O(V) reads and V bits that the slots
-// are a permutation and that slot u holds physical segment u % cycle.
+// are a permutation and that slot u holds physical segment u % cycle
+// (in parallel).
 std::optional<replicated> reordered_by_rule(const replicated& r, const int_vec& starts, std::int64_t n) {
   const std::int64_t v = r.virtual_segments();
   const std::int64_t len = r.rule_each;
   const std::int64_t cycle = r.rule_cycle;
-  std::vector<bool> taken(static_cast<std::size_t>(v), false);
-  for (std::int64_t t = 0; t < v; ++t) {
-    const std::int64_t st = starts[t];
-    if (st < 0 || st >= n || st % len != 0) return std::nullopt;
-    const std::int64_t u = st / len;
-    if (taken[static_cast<std::size_t>(u)] || u % cycle != r.vsegid(t)) return std::nullopt;
-    taken[static_cast<std::size_t>(u)] = true;
-  }
+  claimed_slots taken(v);
+  std::atomic<bool> ok{true};
+  vseg::detail::parallel_for(v, [&](std::int64_t lo, std::int64_t hi) {
+    for (std::int64_t t = lo; t < hi; ++t) {
+      const std::int64_t st = starts[t];
+      if (st < 0 || st >= n || st % len != 0 || (st / len) % cycle != r.vsegid(t) || !taken.claim(st / len))
+        return ok.store(false, std::memory_order_relaxed);
+    }
+  });
+  if (!ok.load()) return std::nullopt;
   replicated out{r.physical, r.pstarts, r.plens, {}, {}};
   out.rule_count = v;
   out.rule_repeat = 1;
