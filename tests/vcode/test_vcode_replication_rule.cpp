@@ -43,6 +43,12 @@ std::string output_of(const std::string& src, run_options opt = {}) {
   return slurp(opt.out);
 }
 
+// An output without an error's line number (the written-out program is longer).
+std::string without_line(const std::string& out) {
+  if (out.rfind("error: line ", 0) != 0) return out;
+  return "error: " + out.substr(out.find(": ", 12) + 2);
+}
+
 std::string main_of(const std::string& body) { return "FUNC MAIN\n" + body + "RET\n"; }
 
 // "(x x ... x)", n times.
@@ -135,4 +141,44 @@ TEST_CASE("replication rule: -m counts O(1) words for the copies' virtual segmen
   limited.memory_words = 250000;
   const std::string out = output_of(main_of(copy_major(f, "") + uniform(3, 4 * f) + "+_REDUCE INT\n"), limited);
   CHECK(out.find("( 6 15 24 33 6 15 ") == 0);
+}
+
+TEST_CASE("replication rule: a uniform descriptor's LENGTHS, permuted, scanned, summed and gathered, as written out") {
+  // 20,000 segments of 3: LENGTHS is a splat (uniform_lengths.cpp). Each op
+  // runs on it as made and on it written out (PAIR writes its parts out).
+  const std::int64_t n = 20000;
+  const std::string lengths = uniform(3, n) + "LENGTHS\n";
+  const std::string written = "COPY 1 0\nPAIR\nUNPAIR\nPOP 1 0\n";
+  const std::string one = "CONST INT " + std::to_string(n) + "\nMAKE_SEGDES\n";
+  // The index n - 1, n - 2, ..., 0 (a permutation), stored.
+  const std::string reverse = "CONST INT " + std::to_string(n - 1) + "\nCONST INT -1\n" + one + "INDEX\n" + written;
+  const std::string ops[] = {
+      reverse + one + "PERMUTE INT\n",
+      one + "+_SCAN INT\n",
+      one + "+_REDUCE INT\n",
+      one + "+_SCAN INT\n" + reverse + one + one + "BPERMUTE INT\n",
+      // Not a permutation (0 twice), an index out of range: the plain path's errors.
+      "CONST INT 0\nCONST INT 0\n" + one + "INDEX\n" + one + "PERMUTE INT\n",
+      one + "+_SCAN INT\nCONST INT 5\nCONST INT 1\n" + one + "INDEX\n" + one + one + "BPERMUTE INT\n",
+  };
+  for (const auto& op : ops) {
+    CAPTURE(op);
+    CHECK(without_line(output_of(main_of(lengths + op))) == without_line(output_of(main_of(lengths + written + op))));
+  }
+  CHECK(output_of(main_of(lengths + ops[1])).find("( 0 3 6 9 ") == 0);
+  CHECK(output_of(main_of(lengths + ops[2])) == "( 60000 )\n");
+  CHECK(output_of(main_of(lengths + ops[3])).find("( 59997 59994 ") == 0);
+  CHECK(output_of(main_of(lengths + ops[4])).find("error") == 0);
+  CHECK(output_of(main_of(lengths + ops[5])).find("error") == 0);
+}
+
+TEST_CASE("replication rule: -m counts a uniform descriptor's lengths as one INT") {
+  // 1M segments of 3: LENGTHS, +_REDUCE (3M) and +_SCAN (a sequence) fit in
+  // 1,000 words, where the lengths written out are 500,000.
+  const std::string one = "CONST INT 1000000\nMAKE_SEGDES\n";
+  run_options limited;
+  limited.memory_words = 1000;
+  const std::string lengths = uniform(3, 1000000) + "LENGTHS\n";
+  CHECK(output_of(main_of(lengths + "COPY 1 0\n" + one + "+_REDUCE INT\nPOP 1 1\n"), limited) == "( 3000000 )\n");
+  CHECK(output_of(main_of(lengths + one + "+_SCAN INT\nLENGTH INT\n"), limited) == "( 1000000 )\n");
 }
