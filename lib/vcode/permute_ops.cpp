@@ -135,9 +135,9 @@ void machine::flagged_permute(unset_positions unset) {
 
 template <class T>
 void machine::bpermute() {  // data index src_segd dst_segd
-  if (bpermute_replicated<T>() || bpermute_by_index<T>() || bpermute_deferred<T>()) return;
   if constexpr (std::is_same_v<T, std::int32_t>)
-    if (bpermute_sequence()) return;
+    if (bpermute_sequence()) return;  // before bpermute_by_index, which writes the sequence out
+  if (bpermute_replicated<T>() || bpermute_by_index<T>() || bpermute_deferred<T>()) return;
   const auto& data = vec<T>(4, 1);
   const int_vec& index = ints(4, 2);
   const segd& src = segdes(4, 3);

@@ -14,15 +14,38 @@
 // scanned sequence computes each element from its index.
 #include <atomic>
 #include <cstdint>
+#include <variant>
 #include <vector>
 
 #include "claimed.hpp"
+#include "lazy.hpp"
 #include "machine.hpp"
 #include "scalar.hpp"
 #include "value.hpp"
 #include "vseg/detail/parallel.hpp"
 
 namespace vseg::vcode::detail {
+
+namespace {
+
+// A lazy INDEX that transposes m segments of one length L (SEGPERMUTE's
+// index: an `affine` with starts 0, 1, ..., m - 1 and strides m, or NESL's
+// TRANSPOSE-INDEX of one group): element j is j / L + (j % L) * m, a
+// permutation of [0, m L). Its shape, or nullptr for anything else. O(m).
+const segd* uniform_transposition(const value& index) {
+  const lazy_vector* l = index.lazy();
+  if (l == nullptr) return nullptr;
+  if (const auto* x = std::get_if<transposed>(&l->form))
+    return x->groups.segments() == 1 && x->shape.uniform_length() > 0 ? &x->shape : nullptr;
+  const auto* a = std::get_if<affine>(&l->form);
+  if (a == nullptr || a->shape.uniform_length() <= 0) return nullptr;
+  const std::int64_t m = a->shape.segments();
+  for (std::int64_t i = 0; i < m; ++i)
+    if (a->starts[i] != i || a->strides[i] != m) return nullptr;
+  return &a->shape;
+}
+
+}  // namespace
 
 bool machine::lengths_as_splat() {  // segd
   need(1);
@@ -40,6 +63,11 @@ bool machine::permute_splat() {  // data index segd
   const value& data = at(2);
   if (data.which() != value::int_ || data.splat_scalar<std::int32_t>() == nullptr) return false;
   if (at(1).which() != value::int_ || at(0).which() != value::segdes) return false;
+  // A transposition over one segment: a permutation by construction.
+  if (const segd* shape = uniform_transposition(at(1));
+      shape != nullptr && at(0).as<segd>().segments() == 1 && shape->elements() == data.length() &&
+      at(0).as<segd>().elements() == data.length())
+    return finish(3, slot(stack_[stack_.size() - 3])), true;
   const int_vec& index = ints(3, 2);
   const segd& s = segdes(3, 3);
   if (index.size() != data.length() || s.elements() != data.length()) return false;  // errors: the plain path
@@ -111,10 +139,21 @@ bool machine::bpermute_sequence() {  // data index src_segd dst_segd
   const segd& dst = at(0).as<segd>();
   const std::int64_t n = data.length();
   if (src.segments() != 1 || dst.segments() != 1 || src.elements() != n || n < lazy_min) return false;
-  const int_vec& index = ints(4, 2);
-  if (dst.elements() != index.size()) return false;  // the plain path reports it
   const std::uint32_t first = bits(data.as<int_vec>()[0]);
   const std::uint32_t step = bits(data.splat_step());
+  // By a transposition of [0, n): each index computed, none read.
+  if (const segd* shape = uniform_transposition(at(2)); shape != nullptr && shape->elements() == n && dst.elements() == n) {
+    const std::int64_t len = shape->uniform_length(), m = shape->segments();
+    auto out = buffer<std::int32_t>::for_overwrite(n);
+    std::int32_t* o = out.data();
+    vseg::detail::parallel_for(n, [&](std::int64_t lo, std::int64_t hi) {
+      for (std::int64_t j = lo; j < hi; ++j)
+        o[j] = wrap(first + static_cast<std::uint32_t>(j / len + (j % len) * m) * step);
+    });
+    return finish(4, wrap_value(std::move(out).freeze())), true;
+  }
+  const int_vec& index = ints(4, 2);
+  if (dst.elements() != index.size()) return false;  // the plain path reports it
   auto out = buffer<std::int32_t>::for_overwrite(index.size());
   std::int32_t* o = out.data();
   std::atomic<bool> ok{true};

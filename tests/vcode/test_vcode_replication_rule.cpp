@@ -152,11 +152,17 @@ TEST_CASE("replication rule: a uniform descriptor's LENGTHS, permuted, scanned, 
   const std::string one = "CONST INT " + std::to_string(n) + "\nMAKE_SEGDES\n";
   // The index n - 1, n - 2, ..., 0 (a permutation), stored.
   const std::string reverse = "CONST INT " + std::to_string(n - 1) + "\nCONST INT -1\n" + one + "INDEX\n" + written;
+  const std::string transpose = "CONST INT 0\nCONST INT 1\nCONST INT 400\nMAKE_SEGDES\nINDEX\n"
+                                "CONST INT 400\nCONST INT 400\nMAKE_SEGDES\nDIST INT\n" + uniform(50, 400) + "INDEX\n";
   const std::string ops[] = {
       reverse + one + "PERMUTE INT\n",
       one + "+_SCAN INT\n",
       one + "+_REDUCE INT\n",
       one + "+_SCAN INT\n" + reverse + one + one + "BPERMUTE INT\n",
+      // By a lazy transposition of 400 segments of 50 (SEGPERMUTE's index):
+      // j / 50 + (j % 50) * 400, never written.
+      transpose + one + "PERMUTE INT\n",
+      one + "+_SCAN INT\n" + transpose + one + one + "BPERMUTE INT\n",
       // Not a permutation (0 twice), an index out of range: the plain path's errors.
       "CONST INT 0\nCONST INT 0\n" + one + "INDEX\n" + one + "PERMUTE INT\n",
       one + "+_SCAN INT\nCONST INT 5\nCONST INT 1\n" + one + "INDEX\n" + one + one + "BPERMUTE INT\n",
@@ -168,8 +174,9 @@ TEST_CASE("replication rule: a uniform descriptor's LENGTHS, permuted, scanned, 
   CHECK(output_of(main_of(lengths + ops[1])).find("( 0 3 6 9 ") == 0);
   CHECK(output_of(main_of(lengths + ops[2])) == "( 60000 )\n");
   CHECK(output_of(main_of(lengths + ops[3])).find("( 59997 59994 ") == 0);
-  CHECK(output_of(main_of(lengths + ops[4])).find("error") == 0);
-  CHECK(output_of(main_of(lengths + ops[5])).find("error") == 0);
+  CHECK(output_of(main_of(lengths + ops[5])).find("( 0 1200 2400 ") == 0);  // 3 * (0, 400, 800, ...)
+  CHECK(output_of(main_of(lengths + ops[6])).find("error") == 0);
+  CHECK(output_of(main_of(lengths + ops[7])).find("error") == 0);
 }
 
 TEST_CASE("replication rule: -m counts a uniform descriptor's lengths as one INT") {
