@@ -17,7 +17,6 @@
 #include <utility>
 #include <vector>
 
-#include "claimed.hpp"
 #include "lazy.hpp"
 #include "machine.hpp"
 #include "scalar.hpp"
@@ -82,23 +81,30 @@ std::optional<std::pair<std::int64_t, std::int64_t>> copies_rule(const replicate
 }
 
 // SEGPERMUTE of a replication held by a rule (every segment rule_each
-// long) moving virtual segment t to slot starts[t] / rule_each: when the
-// result is again a rule, here the copy-major one (repeat 1, cycle r's
-// cycle: BFS's vertex-major copies reordered copy by copy), it is returned
-// without a vsegid written. Checks in O(V) reads and V bits that the slots
-// are a permutation and that slot u holds physical segment u % cycle
-// (in parallel).
+// long, vsegid(t) = t / repeat, V = repeat * cycle: BFS's vertex-major
+// copies, `repeat` of each of `cycle` lists) moving virtual segment t to
+// slot starts[t] / rule_each: when that is the transposition into
+// copy-major order, slot (t % repeat) * cycle + t / repeat, the result is
+// the rule with repeat 1 (vsegid(u) = u % cycle), returned without a
+// vsegid written. The transposition is a permutation by construction, so
+// the check is one comparison per start, in parallel, with no division and
+// no mark (BFS: 9.56M starts). Any other order: std::nullopt.
 std::optional<replicated> reordered_by_rule(const replicated& r, const int_vec& starts, std::int64_t n) {
   const std::int64_t v = r.virtual_segments();
   const std::int64_t len = r.rule_each;
   const std::int64_t cycle = r.rule_cycle;
-  claimed_slots taken(v);
+  const std::int64_t repeat = r.rule_repeat;
+  if (repeat <= 0 || cycle <= 0 || v / repeat != cycle || v % repeat != 0 || len * v != n) return std::nullopt;
   std::atomic<bool> ok{true};
   vseg::detail::parallel_for(v, [&](std::int64_t lo, std::int64_t hi) {
+    std::int64_t copy = lo % repeat;  // t % repeat
+    std::int64_t list = lo / repeat;  // t / repeat
     for (std::int64_t t = lo; t < hi; ++t) {
-      const std::int64_t st = starts[t];
-      if (st < 0 || st >= n || st % len != 0 || (st / len) % cycle != r.vsegid(t) || !taken.claim(st / len))
-        return ok.store(false, std::memory_order_relaxed);
+      if (starts[t] != (copy * cycle + list) * len) return ok.store(false, std::memory_order_relaxed);
+      if (++copy == repeat) {
+        copy = 0;
+        ++list;
+      }
     }
   });
   if (!ok.load()) return std::nullopt;

@@ -147,8 +147,14 @@ bool machine::bpermute_sequence() {  // data index src_segd dst_segd
     auto out = buffer<std::int32_t>::for_overwrite(n);
     std::int32_t* o = out.data();
     vseg::detail::parallel_for(n, [&](std::int64_t lo, std::int64_t hi) {
-      for (std::int64_t j = lo; j < hi; ++j)
-        o[j] = wrap(first + static_cast<std::uint32_t>(j / len + (j % len) * m) * step);
+      std::int64_t segment = lo / len, r = lo % len;  // j's, advanced without a division
+      for (std::int64_t j = lo; j < hi; ++j) {
+        o[j] = wrap(first + static_cast<std::uint32_t>(segment + r * m) * step);
+        if (++r == len) {
+          r = 0;
+          ++segment;
+        }
+      }
     });
     return finish(4, wrap_value(std::move(out).freeze())), true;
   }
