@@ -105,8 +105,22 @@ struct replicated {
   std::int64_t virtual_words() const noexcept { return by_rule() ? 4 : 2 * vsegids.size(); }
 };
 
+// An INDEX (INT) with stride 1 over `shape`, lists of `each` elements,
+// whose starts are themselves an affine INDEX over groups of `per` lists:
+// element q of list t (group i = t / per, r = t % per) is
+// starts[i] + r * strides[i] + q, wrapping. NESL's SEGPERMUTE builds one
+// over the f*n copies of BFS's adjacency (the offsets it gathers by a
+// transposition, then ISEQ-L); held in O(groups) words.
+struct strided_lists {
+  int_vec starts;
+  int_vec strides;
+  std::int64_t per = 1;
+  std::int64_t each = 1;
+  segd shape;  // shape.segments() == starts.size() * per, every list `each` long
+};
+
 struct lazy_vector {
-  using form_type = std::variant<expanded, affine, transposed, replicated, gathered, fused>;
+  using form_type = std::variant<expanded, affine, transposed, replicated, gathered, fused, strided_lists>;
   std::int64_t length = 0;  // elements it stands for
   std::int64_t words = 0;   // 8-byte words it holds (the -m unit): physical ones only
   form_type form;
@@ -223,6 +237,14 @@ void write_range(const value& v, std::int64_t lo, std::int64_t hi, T* out) {
         const std::uint32_t first = static_cast<std::uint32_t>(i - x->groups.start(c));
         const std::uint32_t step = static_cast<std::uint32_t>(x->groups.length(c));
         for (; j < end; ++j) out[j - lo] = wrap(first + static_cast<std::uint32_t>(j - start) * step);
+      }
+    }
+  } else if (const auto* w = std::get_if<strided_lists>(&form)) {
+    if constexpr (std::is_same_v<T, std::int32_t>) {
+      for (std::int64_t j = lo; j < hi; ++j) {
+        const std::int64_t t = j / w->each, i = t / w->per;
+        const std::uint32_t start = bits(w->starts[i]) + static_cast<std::uint32_t>(t % w->per) * bits(w->strides[i]);
+        out[j - lo] = wrap(start + static_cast<std::uint32_t>(j % w->each));
       }
     }
   } else if (const auto* g = std::get_if<gathered>(&form)) {

@@ -116,6 +116,27 @@ std::optional<replicated> reordered_by_rule(const replicated& r, const int_vec& 
   return out;
 }
 
+// The same reorder with its index kept as strided_lists (SEGPERMUTE's
+// offsets never written): list t = i * per + r starts at starts[i] + r *
+// strides[i], so it is the copy-major transposition when per = repeat,
+// there are `cycle` groups, starts[i] = i * each and strides[i] = cycle *
+// each, each being the lists' length. O(groups); std::nullopt otherwise.
+std::optional<replicated> transposed_by_lists(const replicated& r, const strided_lists& w) {
+  const std::int64_t v = r.virtual_segments();
+  const std::int64_t len = r.rule_each, cycle = r.rule_cycle, repeat = r.rule_repeat;
+  if (!r.by_rule() || w.each != len || w.per != repeat || w.starts.size() != cycle || repeat * cycle != v ||
+      w.shape.segments() != v)
+    return std::nullopt;
+  for (std::int64_t i = 0; i < cycle; ++i)
+    if (w.starts[i] != i * len || w.strides[i] != cycle * len) return std::nullopt;
+  replicated out{r.physical, r.pstarts, r.plens, {}, {}};
+  out.rule_count = v;
+  out.rule_repeat = 1;
+  out.rule_cycle = cycle;
+  out.rule_each = len;
+  return out;
+}
+
 }  // namespace
 
 std::int64_t lazy_length(const lazy_vector& l) noexcept { return l.length; }
@@ -231,6 +252,21 @@ bool machine::index_lazily() {  // start stride segd
     same_length(n, at(2).length(), "the descriptor's segments", "the starts");
     same_length(n, at(1).length(), "the descriptor's segments", "the strides");
     return finish(3, slot(stack_[stack_.size() - 3])), true;
+  }
+  // SEGPERMUTE's ISEQ-L: stride 1 over lists of one length, the starts a
+  // lazy INDEX over groups of one length (the offsets it gathered by a
+  // transposition): kept in O(groups) (strided_lists).
+  if (at(2).which() == value::int_ && at(2).lazy() != nullptr && at(0).which() == value::segdes) {
+    const auto* a = std::get_if<affine>(&at(2).lazy()->form);
+    const std::int32_t* stride = at(1).which() == value::int_ ? at(1).splat_scalar<std::int32_t>() : nullptr;
+    const segd& s = at(0).as<segd>();
+    if (a != nullptr && stride != nullptr && *stride == 1 && at(1).length() == s.segments() &&
+        a->shape.uniform_length() > 0 && a->shape.elements() == s.segments() && s.uniform_length() > 0 &&
+        s.elements() >= lazy_min && s.elements() >= lazy_ratio * s.segments()) {
+      const std::int64_t words = words_for<std::int32_t>(2 * a->starts.size()) + descriptor_words(s);
+      strided_lists w{a->starts, a->strides, a->shape.uniform_length(), s.uniform_length(), s};
+      return finish(3, make_lazy(value::int_, s.elements(), words, std::move(w))), true;
+    }
   }
   // NESL's TRANSPOSE-INDEX with lazy starts and strides: kept in O(groups)
   // (the checks below would write both out, one INT per segment).
@@ -401,6 +437,14 @@ bool machine::permute_replicated_segments() {  // data index segd
   const auto* a = std::get_if<affine>(&at(1).lazy()->form);
   const segd& s = at(0).as<segd>();
   const std::int64_t n = data.length();
+  if (const auto* w = std::get_if<strided_lists>(&at(1).lazy()->form)) {
+    if (s.segments() != 1 || s.elements() != n) return false;
+    if (auto out = transposed_by_lists(*r, *w)) {
+      const std::int64_t words = replication_words(*out);
+      return finish(3, make_lazy(vec_of<T>::kind, n, words, *std::move(out))), true;
+    }
+    return false;
+  }
   if (a == nullptr || s.segments() != 1 || s.elements() != n || !same_layout(a->shape, *r)) return false;
   const std::int64_t v = r->virtual_segments();
   for (std::int64_t t = 0; t < v; ++t)

@@ -14,6 +14,8 @@
 // scanned sequence computes each element from its index.
 #include <atomic>
 #include <cstdint>
+#include <memory>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -141,22 +143,21 @@ bool machine::bpermute_sequence() {  // data index src_segd dst_segd
   if (src.segments() != 1 || dst.segments() != 1 || src.elements() != n || n < lazy_min) return false;
   const std::uint32_t first = bits(data.as<int_vec>()[0]);
   const std::uint32_t step = bits(data.splat_step());
-  // By a transposition of [0, n): each index computed, none read.
+  // By a transposition of [0, n) over m segments of L: element j = i L + r
+  // is first + (i + r m) step, an INDEX over the same segments with starts
+  // first + i step and strides m step, kept lazy in O(m) (`affine`).
   if (const segd* shape = uniform_transposition(at(2)); shape != nullptr && shape->elements() == n && dst.elements() == n) {
-    const std::int64_t len = shape->uniform_length(), m = shape->segments();
-    auto out = buffer<std::int32_t>::for_overwrite(n);
-    std::int32_t* o = out.data();
-    vseg::detail::parallel_for(n, [&](std::int64_t lo, std::int64_t hi) {
-      std::int64_t segment = lo / len, r = lo % len;  // j's, advanced without a division
-      for (std::int64_t j = lo; j < hi; ++j) {
-        o[j] = wrap(first + static_cast<std::uint32_t>(segment + r * m) * step);
-        if (++r == len) {
-          r = 0;
-          ++segment;
-        }
-      }
-    });
-    return finish(4, wrap_value(std::move(out).freeze())), true;
+    const std::int64_t m = shape->segments();
+    auto starts = buffer<std::int32_t>::for_overwrite(m);
+    auto strides = buffer<std::int32_t>::for_overwrite(m);
+    for (std::int64_t i = 0; i < m; ++i) {
+      starts.data()[i] = wrap(first + static_cast<std::uint32_t>(i) * step);
+      strides.data()[i] = wrap(static_cast<std::uint32_t>(m) * step);
+    }
+    const std::int64_t words = words_for<std::int32_t>(2 * m) + descriptor_words(*shape);
+    affine a{std::move(starts).freeze(), std::move(strides).freeze(), *shape};
+    auto l = std::make_shared<const lazy_vector>(lazy_vector{n, words, std::move(a)});
+    return finish(4, value::lazy_of(value::int_, std::move(l))), true;
   }
   const int_vec& index = ints(4, 2);
   if (dst.elements() != index.size()) return false;  // the plain path reports it
