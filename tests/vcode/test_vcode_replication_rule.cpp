@@ -189,3 +189,20 @@ TEST_CASE("replication rule: -m counts a uniform descriptor's lengths as one INT
   CHECK(output_of(main_of(lengths + "COPY 1 0\n" + one + "+_REDUCE INT\nPOP 1 1\n"), limited) == "( 3000000 )\n");
   CHECK(output_of(main_of(lengths + one + "+_SCAN INT\nLENGTH INT\n"), limited) == "( 1000000 )\n");
 }
+
+TEST_CASE("replication rule: an INDEX of stride 1 whose starts are a lazy INDEX, read as written out") {
+  // Starts 3 (4c + v) for list t = 5000 v + c (a lazy INDEX over 4 groups),
+  // stride 1 over 20,000 lists of 3: kept as strided_lists (lazy.hpp) and
+  // written out when read (here whole, and by an element-wise op).
+  const std::string written = "COPY 1 0\nPAIR\nUNPAIR\nPOP 1 0\n";
+  const auto lists = [&](const std::string& f) {
+    return "CONST INT (0 3 6 9)\nCONST INT (12 12 12 12)\nCONST INT " + repeat(5000, 4) + "\nMAKE_SEGDES\nINDEX\n" +
+           f + "CONST INT 1\nCONST INT 20000\nMAKE_SEGDES\nDIST INT\n" + uniform(3, 20000) + "INDEX\n";
+  };
+  const std::string plus = "CONST INT 7\nCONST INT 60000\nMAKE_SEGDES\nDIST INT\n+ INT\n";
+  for (const std::string& read : {std::string(), plus}) {
+    const std::string lazy = output_of(main_of(lists("") + read));
+    CHECK(lazy == output_of(main_of(lists(written) + read)));
+    CHECK(lazy.find(read.empty() ? "( 0 1 2 12 13 14 24 " : "( 7 8 9 19 20 21 31 ") == 0);
+  }
+}
