@@ -294,7 +294,7 @@ class machine {
   // PERMUTE of a replication's virtual segments, moved whole (NESL's SEGPERMUTE): their vsegids reordered.
   template <class T> bool permute_replicated_segments();
   // A uniform descriptor's LENGTHS as a splat; PERMUTE of an INT splat by a permutation; +_SCAN and
-  // +_REDUCE INT of one over one segment (uniform_lengths.cpp: NESL's SEGPERMUTE of copies).
+  // +_REDUCE INT of one over a uniform descriptor (uniform_lengths.cpp: NESL's SEGPERMUTE of copies).
   bool lengths_as_splat();
   bool permute_splat();
   bool plus_scan_of_splat();

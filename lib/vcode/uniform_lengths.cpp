@@ -9,7 +9,8 @@
 // lengths are one value repeated: a splat, O(1). PERMUTE of a splat is the
 // splat (once its index is checked to be a permutation), +_SCAN of it over
 // one segment the sequence 0, k, 2k, ... and +_REDUCE of it k * f * n
-// (both wrapping, as VCODE's INTs do), and MAKE_SEGDES of it uniform again
+// (both wrapping, as VCODE's INTs do; over a uniform descriptor of several
+// segments, a lazy INDEX and a splat of sums), and MAKE_SEGDES of it uniform again
 // (descriptor_of_one_length): none writes f*n INTs. A BPERMUTE from the
 // scanned sequence computes each element from its index.
 #include <atomic>
@@ -25,6 +26,7 @@
 #include "scalar.hpp"
 #include "value.hpp"
 #include "vseg/detail/parallel.hpp"
+#include "vseg/flat/tabulate.hpp"
 
 namespace vseg::vcode::detail {
 
@@ -105,31 +107,44 @@ bool machine::permute_splat() {  // data index segd
 
 namespace {
 
-// The scalar of an INT splat of one value over one segment (data segd on
-// top of the stack, `top` the segd), or nullptr.
-const std::int32_t* splat_over_one_segment(const value& data, const value& top) {
+// The scalar of an INT splat of one value over a uniform descriptor (data
+// below, `top` the descriptor, covering it), or nullptr.
+const std::int32_t* splat_over_uniform(const value& data, const value& top) {
   const std::int32_t* x = data.which() == value::int_ ? data.splat_scalar<std::int32_t>() : nullptr;
   if (x == nullptr || top.which() != value::segdes) return nullptr;
   const segd& s = top.as<segd>();
-  return s.segments() == 1 && s.elements() == data.length() ? x : nullptr;
+  return s.uniform_length() >= 0 && s.elements() == data.length() ? x : nullptr;
 }
 
 }  // namespace
 
 bool machine::plus_scan_of_splat() {  // data segd
   need(2);
-  const std::int32_t* x = splat_over_one_segment(at(1), at(0));
+  const std::int32_t* x = splat_over_uniform(at(1), at(0));
   const std::int64_t n = at(1).length();
   if (x == nullptr || n < lazy_min) return false;
-  return finish(2, value::sequence(0, *x, n)), true;
+  const segd& s = at(0).as<segd>();
+  if (s.segments() == 1) return finish(2, value::sequence(0, *x, n)), true;
+  // Each segment 0, x, 2x, ...: an INDEX with starts 0 and strides x, lazy
+  // in O(segments) (BFS scans the f*n lengths over f segments of n).
+  if (n < lazy_ratio * s.segments()) return false;
+  const std::int64_t words = words_for<std::int32_t>(2 * s.segments()) + descriptor_words(s);
+  affine a{vseg::fill(s.segments(), std::int32_t{0}), vseg::fill(s.segments(), *x), s};
+  auto l = std::make_shared<const lazy_vector>(lazy_vector{n, words, std::move(a)});
+  return finish(2, value::lazy_of(value::int_, std::move(l))), true;
 }
 
 bool machine::plus_reduce_of_splat() {  // data segd
   need(2);
-  const std::int32_t* x = splat_over_one_segment(at(1), at(0));
+  const std::int32_t* x = splat_over_uniform(at(1), at(0));
   if (x == nullptr) return false;
-  const std::int32_t sum = wrap(bits(*x) * static_cast<std::uint32_t>(at(1).length()));
-  return finish(2, value{int_vec{sum}}), true;
+  const segd& s = at(0).as<segd>();
+  const auto len = static_cast<std::uint32_t>(s.uniform_length());
+  const std::int32_t sum = wrap(bits(*x) * len);
+  if (s.segments() == 1) return finish(2, value{int_vec{sum}}), true;
+  // One sum per segment, all equal: a splat when large (as DIST makes them).
+  if (s.segments() >= dist_splat_min) return finish(2, value::splat(sum, s.segments())), true;
+  return finish(2, value{vseg::fill(s.segments(), sum)}), true;
 }
 
 bool machine::bpermute_sequence() {  // data index src_segd dst_segd
