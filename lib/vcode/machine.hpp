@@ -301,6 +301,8 @@ class machine {
   bool plus_reduce_of_splat();
   // BPERMUTE of an INT sequence (a splat with a step) over one segment: each element computed from its index.
   bool bpermute_sequence();
+  // EXTRACT INT from a lazy INDEX over the same segments (start + i * stride per segment) or from a splat.
+  bool extract_affine();
   // A reduction over virtual segments: each physical segment once, then replicated (DPH's fold_vs).
   template <class T, class M> bool reduce_replicated(const M& m);
   // A FLOAT element-wise op with a lazy argument kept as its op and operands (fused.hpp).

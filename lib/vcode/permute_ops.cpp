@@ -165,6 +165,8 @@ void machine::bfpermute() {  // data index flags src_segd dst_segd
 template <class T>
 void machine::extract() {  // data index segd
   if (extract_replicated<T>()) return;
+  if constexpr (std::is_same_v<T, std::int32_t>)
+    if (extract_affine()) return;
   const auto& data = vec<T>(3, 1);
   const segd& s = segdes(3, 3);
   covers(s, data.size(), "the data");

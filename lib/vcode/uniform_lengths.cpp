@@ -190,4 +190,34 @@ bool machine::bpermute_sequence() {  // data index src_segd dst_segd
   return finish(4, wrap_value(std::move(out).freeze())), true;
 }
 
+bool machine::extract_affine() {  // data index segd
+  need(3);
+  const value& data = at(2);
+  const auto* a = data.lazy() != nullptr ? std::get_if<affine>(&data.lazy()->form) : nullptr;
+  // Or a splat of one value (the lengths BFS extracts from beside their scan).
+  const std::int32_t* x = data.which() == value::int_ ? data.splat_scalar<std::int32_t>() : nullptr;
+  if ((a == nullptr && x == nullptr) || at(1).which() != value::int_ || at(0).which() != value::segdes) return false;
+  const segd& s = at(0).as<segd>();
+  const std::int64_t m = s.segments();
+  if (s.elements() != data.length() || at(1).length() != m || m < dist_splat_min) return false;
+  if (a != nullptr && a->shape.segments() != m) return false;
+  if (a != nullptr && !(s.uniform_length() >= 0 && s.uniform_length() == a->shape.uniform_length()))
+    for (std::int64_t t = 0; t < m; ++t)
+      if (s.length(t) != a->shape.length(t)) return false;
+  const std::int32_t* k = at(1).splat_scalar<std::int32_t>();
+  const int_vec* index = k != nullptr ? nullptr : &ints(3, 2);
+  auto out = buffer<std::int32_t>::for_overwrite(m);
+  std::int32_t* o = out.data();
+  std::atomic<bool> ok{true};
+  vseg::detail::parallel_for(m, [&](std::int64_t lo, std::int64_t hi) {
+    for (std::int64_t t = lo; t < hi; ++t) {
+      const std::int64_t i = k != nullptr ? *k : (*index)[t];
+      if (i < 0 || i >= s.length(t)) return ok.store(false, std::memory_order_relaxed);
+      o[t] = x != nullptr ? *x : wrap(bits(a->starts[t]) + static_cast<std::uint32_t>(i) * bits(a->strides[t]));
+    }
+  });
+  if (!ok.load()) return false;  // an index out of its segment: the plain path reports it
+  return finish(3, wrap_value(std::move(out).freeze())), true;
+}
+
 }  // namespace vseg::vcode::detail
