@@ -206,3 +206,34 @@ TEST_CASE("replication rule: an INDEX of stride 1 whose starts are a lazy INDEX,
     CHECK(lazy.find(read.empty() ? "( 0 1 2 12 13 14 24 " : "( 7 8 9 19 20 21 31 ") == 0);
   }
 }
+
+TEST_CASE("replication rule: splat lengths scanned and summed over several segments, then extracted, as written out") {
+  // The lengths of 20,000 segments of 3 over 400 segments of 50 (BFS's
+  // ELT-INDICES over the copies): +_SCAN a lazy INDEX, +_REDUCE a splat,
+  // EXTRACT from either without writing it; same output or error written out.
+  const std::string written = "COPY 1 0\nPAIR\nUNPAIR\nPOP 1 0\n";
+  const std::string lengths = uniform(3, 20000) + "LENGTHS\n";
+  const std::string groups = uniform(50, 400);
+  std::string at = "CONST INT (7 49 0";  // then 3, 4, ..., 49, 0, 1, ... (400 in all)
+  for (int i = 3; i < 400; ++i) {
+    at.push_back(' ');
+    at.append(std::to_string(i % 50));
+  }
+  at.append(")\n");
+  const std::string ops[] = {
+      groups + "+_SCAN INT\n",
+      groups + "+_REDUCE INT\n",
+      groups + "+_SCAN INT\n" + at + groups + "EXTRACT INT\n",
+      at + groups + "EXTRACT INT\n",
+      "CONST INT 50\nCONST INT 400\nMAKE_SEGDES\nDIST INT\n" + groups + "EXTRACT INT\n",  // out of range: an error
+  };
+  for (const auto& op : ops) {
+    CAPTURE(op);
+    CHECK(without_line(output_of(main_of(lengths + op))) == without_line(output_of(main_of(lengths + written + op))));
+  }
+  CHECK(output_of(main_of(lengths + ops[0])).find("( 0 3 6 ") == 0);
+  CHECK(output_of(main_of(lengths + ops[1])).find("( 150 150 ") == 0);
+  CHECK(output_of(main_of(lengths + ops[2])).find("( 21 147 0 9 12 ") == 0);
+  CHECK(output_of(main_of(lengths + ops[3])).find("( 3 3 3 ") == 0);
+  CHECK(output_of(main_of(lengths + ops[4])).find("error") == 0);
+}
