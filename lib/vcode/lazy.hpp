@@ -103,6 +103,9 @@ struct replicated {
   std::int64_t length_of(std::int64_t t) const noexcept { return plens[vsegid(t)]; }
   // The 8-byte words the virtual segments take (the -m unit). O(1).
   std::int64_t virtual_words() const noexcept { return by_rule() ? 4 : 2 * vsegids.size(); }
+  // The words held in all: the physical copy, its segments (start and
+  // length each) and the virtual segments. O(1).
+  std::int64_t words() const noexcept { return physical->words() + 2 * physical_segments() + virtual_words(); }
 };
 
 // An INDEX (INT) with stride 1 over `shape`, lists of `each` elements,

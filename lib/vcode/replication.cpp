@@ -1,10 +1,10 @@
 // Replication on virtual segments (lazy.hpp): DIST and INDEX kept lazy, the
 // PERMUTE that turns them into copies of a vector recognised and held as
 // virtual segments over one physical copy, and the operations that read such
-// a value from that copy: EXTRACT, BPERMUTE and DIST, and the PERMUTE that
-// moves its segments whole (SEGPERMUTE). The reductions and the
-// element-wise ops with a lazy argument are in execute.cpp (they are
-// templates over the operation). Instantiated at the end for INT, BOOL and
+// a value from that copy: EXTRACT, BPERMUTE and DIST. The PERMUTE that
+// moves its segments whole (SEGPERMUTE) is in uniform_lengths.cpp, the
+// reductions and the element-wise ops with a lazy argument in execute.cpp
+// (they are templates over the operation). Instantiated at the end for INT, BOOL and
 // FLOAT.
 #include <algorithm>
 #include <atomic>
@@ -54,12 +54,6 @@ bool same_lengths(const segd& a, const segd& b) {
   return std::equal(la.begin(), la.end(), lb.begin());
 }
 
-// The words a replication holds: its physical copy, its physical
-// segments and its virtual ones.
-std::int64_t replication_words(const replicated& r) {
-  return r.physical->words() + segd_words(r.physical_segments()) + r.virtual_words();
-}
-
 // The rule (repeat, cycle) giving the vsegids of a replication whose
 // segment c of s2 is copies[c] copies of physical group c (or, with
 // `inner`, of inner's virtual segment c): vsegid(t) = (t / repeat) % cycle.
@@ -78,63 +72,6 @@ std::optional<std::pair<std::int64_t, std::int64_t>> copies_rule(const replicate
   if (inner == nullptr) return std::pair{k, groups};
   if (!inner->by_rule()) return std::nullopt;
   return std::pair{k * inner->rule_repeat, inner->rule_cycle};
-}
-
-// SEGPERMUTE of a replication held by a rule (every segment rule_each
-// long, vsegid(t) = t / repeat, V = repeat * cycle: BFS's vertex-major
-// copies, `repeat` of each of `cycle` lists) moving virtual segment t to
-// slot starts[t] / rule_each: when that is the transposition into
-// copy-major order, slot (t % repeat) * cycle + t / repeat, the result is
-// the rule with repeat 1 (vsegid(u) = u % cycle), returned without a
-// vsegid written. The transposition is a permutation by construction, so
-// the check is one comparison per start, in parallel, with no division and
-// no mark (BFS: 9.56M starts). Any other order: std::nullopt.
-std::optional<replicated> reordered_by_rule(const replicated& r, const int_vec& starts, std::int64_t n) {
-  const std::int64_t v = r.virtual_segments();
-  const std::int64_t len = r.rule_each;
-  const std::int64_t cycle = r.rule_cycle;
-  const std::int64_t repeat = r.rule_repeat;
-  if (repeat <= 0 || cycle <= 0 || v / repeat != cycle || v % repeat != 0 || len * v != n) return std::nullopt;
-  std::atomic<bool> ok{true};
-  vseg::detail::parallel_for(v, [&](std::int64_t lo, std::int64_t hi) {
-    std::int64_t copy = lo % repeat;  // t % repeat
-    std::int64_t list = lo / repeat;  // t / repeat
-    for (std::int64_t t = lo; t < hi; ++t) {
-      if (starts[t] != (copy * cycle + list) * len) return ok.store(false, std::memory_order_relaxed);
-      if (++copy == repeat) {
-        copy = 0;
-        ++list;
-      }
-    }
-  });
-  if (!ok.load()) return std::nullopt;
-  replicated out{r.physical, r.pstarts, r.plens, {}, {}};
-  out.rule_count = v;
-  out.rule_repeat = 1;
-  out.rule_cycle = cycle;
-  out.rule_each = len;
-  return out;
-}
-
-// The same reorder with its index kept as strided_lists (SEGPERMUTE's
-// offsets never written): list t = i * per + r starts at starts[i] + r *
-// strides[i], so it is the copy-major transposition when per = repeat,
-// there are `cycle` groups, starts[i] = i * each and strides[i] = cycle *
-// each, each being the lists' length. O(groups); std::nullopt otherwise.
-std::optional<replicated> transposed_by_lists(const replicated& r, const strided_lists& w) {
-  const std::int64_t v = r.virtual_segments();
-  const std::int64_t len = r.rule_each, cycle = r.rule_cycle, repeat = r.rule_repeat;
-  if (!r.by_rule() || w.each != len || w.per != repeat || w.starts.size() != cycle || repeat * cycle != v ||
-      w.shape.segments() != v)
-    return std::nullopt;
-  for (std::int64_t i = 0; i < cycle; ++i)
-    if (w.starts[i] != i * len || w.strides[i] != cycle * len) return std::nullopt;
-  replicated out{r.physical, r.pstarts, r.plens, {}, {}};
-  out.rule_count = v;
-  out.rule_repeat = 1;
-  out.rule_cycle = cycle;
-  out.rule_each = len;
-  return out;
 }
 
 }  // namespace
@@ -416,71 +353,8 @@ bool machine::permute_to_replication() {  // data index segd
     }
     r.vstarts = to_array(std::move(vstarts));
   }
-  const std::int64_t words = replication_words(r);
+  const std::int64_t words = r.words();
   return finish(3, make_lazy(vec_of<T>::kind, s.elements(), words, std::move(r))), true;
-}
-
-// NESL permutes whole segments of a nested value (SEGPERMUTE: dist of a
-// nested vector reorders its copies this way) with one flat PERMUTE: the
-// index is an INDEX over the segments, start o_t and stride 1 for segment
-// t, and the o_t place the segments end to end. On a replication whose
-// virtual segments are those segments, that moves no element: the result
-// is the same physical copy with the vsegids in the order of the o_t.
-// O(V) for V virtual segments; anything else is left to PERMUTE.
-template <class T>
-bool machine::permute_replicated_segments() {  // data index segd
-  need(3);
-  const value& data = at(2);
-  const replicated* r = replication_of(data);
-  if (r == nullptr || data.which() != vec_of<T>::kind || at(1).lazy() == nullptr || at(0).which() != value::segdes)
-    return false;
-  const auto* a = std::get_if<affine>(&at(1).lazy()->form);
-  const segd& s = at(0).as<segd>();
-  const std::int64_t n = data.length();
-  if (const auto* w = std::get_if<strided_lists>(&at(1).lazy()->form)) {
-    if (s.segments() != 1 || s.elements() != n) return false;
-    if (auto out = transposed_by_lists(*r, *w)) {
-      const std::int64_t words = replication_words(*out);
-      return finish(3, make_lazy(vec_of<T>::kind, n, words, *std::move(out))), true;
-    }
-    return false;
-  }
-  if (a == nullptr || s.segments() != 1 || s.elements() != n || !same_layout(a->shape, *r)) return false;
-  const std::int64_t v = r->virtual_segments();
-  for (std::int64_t t = 0; t < v; ++t)
-    if (a->strides[t] != 1) return false;
-  // The segments must all have one length L > 0 (BFS: k neighbours each)
-  // and their new starts must tile [0, n): segment t goes to slot start / L,
-  // in O(V); a start off the grid or a slot taken twice is not a tiling.
-  // Other lengths are left to PERMUTE (not met in NESL's code studied).
-  const std::int64_t len0 = v > 0 ? r->length_of(0) : 0;
-  if (len0 <= 0 || len0 * v != n) return false;
-  if (r->by_rule()) {
-    if (r->rule_each != len0) return false;
-    if (auto out = reordered_by_rule(*r, a->starts, n)) {
-      const std::int64_t words = replication_words(*out);
-      return finish(3, make_lazy(vec_of<T>::kind, n, words, *std::move(out))), true;
-    }
-  }
-  for (std::int64_t t = 0; t < v; ++t)
-    if (r->length_of(t) != len0) return false;
-  std::vector<std::int64_t> order(static_cast<std::size_t>(v), -1);
-  for (std::int64_t t = 0; t < v; ++t) {
-    const std::int64_t st = a->starts[t];
-    if (st < 0 || st >= n || st % len0 != 0 || order[static_cast<std::size_t>(st / len0)] >= 0) return false;
-    order[static_cast<std::size_t>(st / len0)] = t;
-  }
-  std::int64_t pos = 0;
-  std::vector<std::int64_t> vsegids(static_cast<std::size_t>(v)), vstarts(static_cast<std::size_t>(v));
-  for (std::int64_t u = 0; u < v; ++u) {
-    const std::int64_t t = order[static_cast<std::size_t>(u)];
-    vsegids[static_cast<std::size_t>(u)] = r->vsegid(t);
-    vstarts[static_cast<std::size_t>(u)] = pos;
-    pos += len0;
-  }
-  replicated out{r->physical, r->pstarts, r->plens, to_array(std::move(vsegids)), to_array(std::move(vstarts))};
-  const std::int64_t words = replication_words(out);
-  return finish(3, make_lazy(vec_of<T>::kind, n, words, std::move(out))), true;
 }
 
 template <class T>
@@ -634,9 +508,6 @@ template bool machine::dist_lazily<double>();
 template bool machine::permute_to_replication<std::int32_t>();
 template bool machine::permute_to_replication<bool>();
 template bool machine::permute_to_replication<double>();
-template bool machine::permute_replicated_segments<std::int32_t>();
-template bool machine::permute_replicated_segments<bool>();
-template bool machine::permute_replicated_segments<double>();
 template bool machine::extract_replicated<std::int32_t>();
 template bool machine::extract_replicated<bool>();
 template bool machine::extract_replicated<double>();

@@ -1,5 +1,8 @@
-// The lengths of a uniform descriptor kept as a splat, and the ops NESL's
-// SEGPERMUTE applies to them answered without writing them out.
+// NESL's SEGPERMUTE of the copies of a nested vector, answered without
+// writing the copies, their lengths or their offsets: the reorder of a
+// replication's virtual segments (its vsegids reordered, or a rule again),
+// and the lengths of a uniform descriptor kept as a splat with the ops
+// SEGPERMUTE applies to them.
 //
 // NESL reorders the f copies of a nested vector of n segments of k (BFS's
 // adjacency, free in an apply-to-each over a frontier of f vertices) by
@@ -16,6 +19,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -47,6 +51,68 @@ const segd* uniform_transposition(const value& index) {
   for (std::int64_t i = 0; i < m; ++i)
     if (a->starts[i] != i || a->strides[i] != m) return nullptr;
   return &a->shape;
+}
+
+// A lazy value of kind k standing for `length` elements.
+value lazy_value(value::kind k, std::int64_t length, std::int64_t words, lazy_vector::form_type form) {
+  return value::lazy_of(k, std::make_shared<const lazy_vector>(lazy_vector{length, words, std::move(form)}));
+}
+
+// SEGPERMUTE of a replication held by a rule (every segment rule_each
+// long, vsegid(t) = t / repeat, V = repeat * cycle: BFS's vertex-major
+// copies, `repeat` of each of `cycle` lists) moving virtual segment t to
+// slot starts[t] / rule_each: when that is the transposition into
+// copy-major order, slot (t % repeat) * cycle + t / repeat, the result is
+// the rule with repeat 1 (vsegid(u) = u % cycle), returned without a
+// vsegid written. The transposition is a permutation by construction, so
+// the check is one comparison per start, in parallel, with no division and
+// no mark (BFS: 9.56M starts). Any other order: std::nullopt.
+std::optional<replicated> reordered_by_rule(const replicated& r, const int_vec& starts, std::int64_t n) {
+  const std::int64_t v = r.virtual_segments();
+  const std::int64_t len = r.rule_each;
+  const std::int64_t cycle = r.rule_cycle;
+  const std::int64_t repeat = r.rule_repeat;
+  if (repeat <= 0 || cycle <= 0 || v / repeat != cycle || v % repeat != 0 || len * v != n) return std::nullopt;
+  std::atomic<bool> ok{true};
+  vseg::detail::parallel_for(v, [&](std::int64_t lo, std::int64_t hi) {
+    std::int64_t copy = lo % repeat;  // t % repeat
+    std::int64_t list = lo / repeat;  // t / repeat
+    for (std::int64_t t = lo; t < hi; ++t) {
+      if (starts[t] != (copy * cycle + list) * len) return ok.store(false, std::memory_order_relaxed);
+      if (++copy == repeat) {
+        copy = 0;
+        ++list;
+      }
+    }
+  });
+  if (!ok.load()) return std::nullopt;
+  replicated out{r.physical, r.pstarts, r.plens, {}, {}};
+  out.rule_count = v;
+  out.rule_repeat = 1;
+  out.rule_cycle = cycle;
+  out.rule_each = len;
+  return out;
+}
+
+// The same reorder with its index kept as strided_lists (SEGPERMUTE's
+// offsets never written): list t = i * per + r starts at starts[i] + r *
+// strides[i], so it is the copy-major transposition when per = repeat,
+// there are `cycle` groups, starts[i] = i * each and strides[i] = cycle *
+// each, each being the lists' length. O(groups); std::nullopt otherwise.
+std::optional<replicated> transposed_by_lists(const replicated& r, const strided_lists& w) {
+  const std::int64_t v = r.virtual_segments();
+  const std::int64_t len = r.rule_each, cycle = r.rule_cycle, repeat = r.rule_repeat;
+  if (!r.by_rule() || w.each != len || w.per != repeat || w.starts.size() != cycle || repeat * cycle != v ||
+      w.shape.segments() != v)
+    return std::nullopt;
+  for (std::int64_t i = 0; i < cycle; ++i)
+    if (w.starts[i] != i * len || w.strides[i] != cycle * len) return std::nullopt;
+  replicated out{r.physical, r.pstarts, r.plens, {}, {}};
+  out.rule_count = v;
+  out.rule_repeat = 1;
+  out.rule_cycle = cycle;
+  out.rule_each = len;
+  return out;
 }
 
 }  // namespace
@@ -219,5 +285,72 @@ bool machine::extract_affine() {  // data index segd
   if (!ok.load()) return false;  // an index out of its segment: the plain path reports it
   return finish(3, wrap_value(std::move(out).freeze())), true;
 }
+
+// NESL permutes whole segments of a nested value (SEGPERMUTE: dist of a
+// nested vector reorders its copies this way) with one flat PERMUTE: the
+// index is an INDEX over the segments, start o_t and stride 1 for segment
+// t, and the o_t place the segments end to end. On a replication whose
+// virtual segments are those segments, that moves no element: the result
+// is the same physical copy with the vsegids in the order of the o_t.
+// O(V) for V virtual segments; anything else is left to PERMUTE.
+template <class T>
+bool machine::permute_replicated_segments() {  // data index segd
+  need(3);
+  const value& data = at(2);
+  const replicated* r = replication_of(data);
+  if (r == nullptr || data.which() != vec_of<T>::kind || at(1).lazy() == nullptr || at(0).which() != value::segdes)
+    return false;
+  const auto* a = std::get_if<affine>(&at(1).lazy()->form);
+  const segd& s = at(0).as<segd>();
+  const std::int64_t n = data.length();
+  if (const auto* w = std::get_if<strided_lists>(&at(1).lazy()->form)) {
+    if (s.segments() != 1 || s.elements() != n) return false;
+    if (auto out = transposed_by_lists(*r, *w)) {
+      const std::int64_t words = out->words();
+      return finish(3, lazy_value(vec_of<T>::kind, n, words, *std::move(out))), true;
+    }
+    return false;
+  }
+  if (a == nullptr || s.segments() != 1 || s.elements() != n || !same_layout(a->shape, *r)) return false;
+  const std::int64_t v = r->virtual_segments();
+  for (std::int64_t t = 0; t < v; ++t)
+    if (a->strides[t] != 1) return false;
+  // The segments must all have one length L > 0 (BFS: k neighbours each)
+  // and their new starts must tile [0, n): segment t goes to slot start / L,
+  // in O(V); a start off the grid or a slot taken twice is not a tiling.
+  // Other lengths are left to PERMUTE (not met in NESL's code studied).
+  const std::int64_t len0 = v > 0 ? r->length_of(0) : 0;
+  if (len0 <= 0 || len0 * v != n) return false;
+  if (r->by_rule()) {
+    if (r->rule_each != len0) return false;
+    if (auto out = reordered_by_rule(*r, a->starts, n)) {
+      const std::int64_t words = out->words();
+      return finish(3, lazy_value(vec_of<T>::kind, n, words, *std::move(out))), true;
+    }
+  }
+  for (std::int64_t t = 0; t < v; ++t)
+    if (r->length_of(t) != len0) return false;
+  std::vector<std::int64_t> order(static_cast<std::size_t>(v), -1);
+  for (std::int64_t t = 0; t < v; ++t) {
+    const std::int64_t st = a->starts[t];
+    if (st < 0 || st >= n || st % len0 != 0 || order[static_cast<std::size_t>(st / len0)] >= 0) return false;
+    order[static_cast<std::size_t>(st / len0)] = t;
+  }
+  std::int64_t pos = 0;
+  std::vector<std::int64_t> vsegids(static_cast<std::size_t>(v)), vstarts(static_cast<std::size_t>(v));
+  for (std::int64_t u = 0; u < v; ++u) {
+    const std::int64_t t = order[static_cast<std::size_t>(u)];
+    vsegids[static_cast<std::size_t>(u)] = r->vsegid(t);
+    vstarts[static_cast<std::size_t>(u)] = pos;
+    pos += len0;
+  }
+  replicated out{r->physical, r->pstarts, r->plens, array<std::int64_t>(std::move(vsegids)), array<std::int64_t>(std::move(vstarts))};
+  const std::int64_t words = out.words();
+  return finish(3, lazy_value(vec_of<T>::kind, n, words, std::move(out))), true;
+}
+
+template bool machine::permute_replicated_segments<std::int32_t>();
+template bool machine::permute_replicated_segments<bool>();
+template bool machine::permute_replicated_segments<double>();
 
 }  // namespace vseg::vcode::detail
