@@ -7,15 +7,15 @@
 // NESL reorders the f copies of a nested vector of n segments of k (BFS's
 // adjacency, free in an apply-to-each over a frontier of f vertices) by
 // SEGPERMUTE: LENGTHS of the f*n-segment descriptor, a PERMUTE of those
-// lengths, +_SCAN of them, and a MAKE_SEGDES of the permuted lengths
-// (PARTITION). The descriptor is uniform (every segment k long), so its
-// lengths are one value repeated: a splat, O(1). PERMUTE of a splat is the
-// splat (once its index is checked to be a permutation), +_SCAN of it over
-// one segment the sequence 0, k, 2k, ... and +_REDUCE of it k * f * n
-// (both wrapping, as VCODE's INTs do; over a uniform descriptor of several
-// segments, a lazy INDEX and a splat of sums), and MAKE_SEGDES of it uniform again
-// (descriptor_of_one_length): none writes f*n INTs. A BPERMUTE from the
-// scanned sequence computes each element from its index.
+// lengths by a transposing INDEX, +_SCAN of them, a BPERMUTE of the
+// offsets by the same index, an INDEX of stride 1 over the lists from
+// those offsets (ISEQ-L), the flat PERMUTE of the elements by it, and a
+// MAKE_SEGDES of the permuted lengths; then it scans, sums and EXTRACTs the
+// lengths per copy. The descriptor is uniform, so its lengths are a splat;
+// PERMUTE of a splat is the splat, +_SCAN a sequence or a lazy INDEX,
+// +_REDUCE k per element (wrapping, as VCODE's INTs do), EXTRACT the value;
+// the offsets are a lazy INDEX over the n lists, ISEQ-L `strided_lists`,
+// and the flat PERMUTE the copy-major rule: none writes f*n of anything.
 #include <atomic>
 #include <cstdint>
 #include <memory>
