@@ -10,7 +10,12 @@ Compiles with NESL's compiler
     r * k = 10 .. 10^4;
   * tests/vcode/nesl/tree.nesl (DPH's treeLookup: the table, 20,000
     elements, free in the recursion, so NESL replicates it at every level)
-    for m = 16 .. 4096 keys: m copies of the table at the last level.
+    for m = 16 .. 4096 keys: m copies of the table at the last level;
+  * tests/vcode/nesl/bfs.nesl (BFS, the adjacency lists of n vertices, 8
+    each, free in the apply-to-each over the frontier, so NESL makes one
+    copy of all of them per frontier vertex: f*n lists at a frontier of f)
+    for n = 1000 .. 4000 (the replication factor shown is n).
+--cases WORD runs only the rows whose label contains WORD (e.g. BFS).
 Runs vseg-vcode and vinterp interleaved, N runs
 each (default 3), every output checked equal, and prints the median wall
 time (min-max), the median peak RSS (/usr/bin/time -v) and the ratios.
@@ -34,7 +39,8 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 SHARED = os.path.join(os.path.dirname(ROOT), "shared")
 # (source, NESL expression, what the row shows, replication factor)
 CASES = [("spmv", f"run_smvp(10, {k}, 10000)", f"SpMV 10 x {k}", 10 * k) for k in (1, 10, 100, 1000)] + \
-        [("tree", f"run_tree(20000, {m})", f"treeLookup {m} keys", m) for m in (16, 256, 4096)]
+        [("tree", f"run_tree(20000, {m})", f"treeLookup {m} keys", m) for m in (16, 256, 4096)] + \
+        [("bfs", f"run_bfs({n}, 8)", f"BFS {n} x 8", n) for n in (1000, 2000, 4000)]
 
 
 def run(cmd, cwd):
@@ -53,19 +59,21 @@ def main():
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--nesl", default="/tmp/nesl-compiler")
     ap.add_argument("--vinterp")
+    ap.add_argument("--cases", default="")
     a = ap.parse_args()
+    cases = [c for c in CASES if a.cases in c[2]]
     vseg = os.path.abspath(a.vseg)
     vinterp = a.vinterp or subprocess.run([os.path.join(SHARED, "vcode/reference/build")], capture_output=True,
                                           text=True, check=True).stdout.strip()
     if not os.path.exists(os.path.join(a.nesl, "neslc")):
         subprocess.run([os.path.join(SHARED, "nesl/build"), a.nesl], check=True, capture_output=True)
     work = tempfile.mkdtemp(prefix="vseg-replication-")
-    for source in sorted({c[0] for c in CASES}):
+    for source in sorted({c[0] for c in cases}):
         subprocess.run(["cp", os.path.join(ROOT, f"tests/vcode/nesl/{source}.nesl"), work], check=True)
     print("| program (replication factor) | vseg-vcode s | vinterp s | speed-up | vseg-vcode MB | vinterp MB | memory ratio |")
     print("|---|---:|---:|---:|---:|---:|---:|")
     with take_bench_lock():
-        for i, (source, expression, label, factor) in enumerate(CASES):
+        for i, (source, expression, label, factor) in enumerate(cases):
             name = f"{source}_{i}"
             subprocess.run([os.path.join(a.nesl, "neslc"), source, expression, name], cwd=work,
                            check=True, capture_output=True)

@@ -221,10 +221,10 @@ void combine_expanded_replicated(const expanded& e, const replicated& r, std::in
     std::int64_t t = segment_of(r, lo);
     for (std::int64_t j = lo; j < hi;) {
       while (shape.end(i) <= j) ++i;  // past empty segments
-      while (r.vstarts[t] + r.length_of(t) <= j) ++t;
-      const std::int64_t end = std::min({hi, shape.end(i), r.vstarts[t] + r.length_of(t)});
+      while (r.vstart(t) + r.length_of(t) <= j) ++t;
+      const std::int64_t end = std::min({hi, shape.end(i), r.vstart(t) + r.length_of(t)});
       const T v = values[i];
-      const T* src = physical + (r.start_of(t) - r.vstarts[t]);
+      const T* src = physical + (r.start_of(t) - r.vstart(t));
       for (; j < end; ++j) out[j] = g(v, src[j]);
     }
   });
@@ -480,6 +480,7 @@ void machine::execute(const instruction& ins) {
       return finish(1, std::move(result));
     }
     case opcode::lengths: {
+      if (lengths_as_splat()) return;
       const value& v = arg(1, 1, value::segdes);
       value result{lengths_of(v)};
       result.remember_descriptor(v.as<segd>());

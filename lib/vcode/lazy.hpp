@@ -64,28 +64,66 @@ struct transposed {
 };
 
 // Virtual segments over one physical copy: virtual segment t is the physical
-// segment vsegids[t], i.e. the elements [pstarts[p], pstarts[p] + plens[p])
-// of `physical` (a plain vector), p = vsegids[t]. `vstarts` are the virtual
-// segments' starts in the vector this stands for (exclusive scan of their
+// segment vsegid(t), i.e. the elements [pstarts[p], pstarts[p] + plens[p])
+// of `physical` (a plain vector), p = vsegid(t). vstart(t) is virtual
+// segment t's start in the vector this stands for (exclusive scan of their
 // lengths). The virtual segments are the segments of the descriptor the
 // replicating PERMUTE left beside it, so a consumer checks its descriptor
 // against them (same_layout) before reading them as segments.
+//
+// The vsegids and vstarts are stored (one each per virtual segment), or,
+// when both arrays are empty and `rule_count` > 0, given by a rule in O(1)
+// words: rule_count virtual segments, vsegid(t) = (t / rule_repeat) %
+// rule_cycle, and every physical segment rule_each long (vstart(t) =
+// t * rule_each, rule_each > 0). BFS's f copies of an n-segment adjacency, vertex-major
+// (repeat f) or copy-major (cycle n), are f*n virtual segments held so.
 struct replicated {
   value_ptr physical;
   array<std::int64_t> pstarts;
   array<std::int64_t> plens;
   array<std::int64_t> vsegids;
   array<std::int64_t> vstarts;
+  std::int64_t rule_count = 0;
+  std::int64_t rule_repeat = 1;
+  std::int64_t rule_cycle = 1;
+  std::int64_t rule_each = 0;
 
-  std::int64_t virtual_segments() const noexcept { return vsegids.size(); }
+  // Whether the vsegids and vstarts are given by the rule. O(1).
+  bool by_rule() const noexcept { return rule_count > 0 && vsegids.size() == 0; }
+  std::int64_t virtual_segments() const noexcept { return by_rule() ? rule_count : vsegids.size(); }
   std::int64_t physical_segments() const noexcept { return plens.size(); }
+  // The physical segment of virtual segment t, and its start in the vector
+  // this stands for. O(1).
+  std::int64_t vsegid(std::int64_t t) const noexcept {
+    return by_rule() ? (t / rule_repeat) % rule_cycle : vsegids[t];
+  }
+  std::int64_t vstart(std::int64_t t) const noexcept { return by_rule() ? t * rule_each : vstarts[t]; }
   // The physical start and the length of virtual segment t. O(1).
-  std::int64_t start_of(std::int64_t t) const noexcept { return pstarts[vsegids[t]]; }
-  std::int64_t length_of(std::int64_t t) const noexcept { return plens[vsegids[t]]; }
+  std::int64_t start_of(std::int64_t t) const noexcept { return pstarts[vsegid(t)]; }
+  std::int64_t length_of(std::int64_t t) const noexcept { return plens[vsegid(t)]; }
+  // The 8-byte words the virtual segments take (the -m unit). O(1).
+  std::int64_t virtual_words() const noexcept { return by_rule() ? 4 : 2 * vsegids.size(); }
+  // The words held in all: the physical copy, its segments (start and
+  // length each) and the virtual segments. O(1).
+  std::int64_t words() const noexcept { return physical->words() + 2 * physical_segments() + virtual_words(); }
+};
+
+// An INDEX (INT) with stride 1 over `shape`, lists of `each` elements,
+// whose starts are themselves an affine INDEX over groups of `per` lists:
+// element q of list t (group i = t / per, r = t % per) is
+// starts[i] + r * strides[i] + q, wrapping. NESL's SEGPERMUTE builds one
+// over the f*n copies of BFS's adjacency (the offsets it gathers by a
+// transposition, then ISEQ-L); held in O(groups) words.
+struct strided_lists {
+  int_vec starts;
+  int_vec strides;
+  std::int64_t per = 1;
+  std::int64_t each = 1;
+  segd shape;  // shape.segments() == starts.size() * per, every list `each` long
 };
 
 struct lazy_vector {
-  using form_type = std::variant<expanded, affine, transposed, replicated, gathered, fused>;
+  using form_type = std::variant<expanded, affine, transposed, replicated, gathered, fused, strided_lists>;
   std::int64_t length = 0;  // elements it stands for
   std::int64_t words = 0;   // 8-byte words it holds (the -m unit): physical ones only
   form_type form;
@@ -120,6 +158,7 @@ inline std::int64_t segment_of(const segd& s, std::int64_t j) {
 
 // The virtual segment of r that holds element j. O(log virtual segments).
 inline std::int64_t segment_of(const replicated& r, std::int64_t j) {
+  if (r.by_rule()) return j / r.rule_each;  // a rule's rule_each is > 0
   const auto it = std::upper_bound(r.vstarts.begin(), r.vstarts.end(), j);
   std::int64_t t = (it - r.vstarts.begin()) - 1;
   while (r.length_of(t) == 0) ++t;
@@ -137,7 +176,7 @@ T element_at(const value& v, std::int64_t j) {
   }
   if (const replicated* r = replication_of(v)) {
     const std::int64_t t = segment_of(*r, j);
-    return r->physical->as<array<T>>()[r->start_of(t) + (j - r->vstarts[t])];
+    return r->physical->as<array<T>>()[r->start_of(t) + (j - r->vstart(t))];
   }
   if (v.lazy() != nullptr)
     if (const auto* g = std::get_if<gathered>(&v.lazy()->form)) {
@@ -215,6 +254,14 @@ void write_range(const value& v, std::int64_t lo, std::int64_t hi, T* out) {
         for (; j < end; ++j) out[j - lo] = wrap(first + static_cast<std::uint32_t>(j - start) * step);
       }
     }
+  } else if (const auto* w = std::get_if<strided_lists>(&form)) {
+    if constexpr (std::is_same_v<T, std::int32_t>) {
+      for (std::int64_t j = lo; j < hi; ++j) {
+        const std::int64_t t = j / w->each, i = t / w->per;
+        const std::uint32_t start = bits(w->starts[i]) + static_cast<std::uint32_t>(t % w->per) * bits(w->strides[i]);
+        out[j - lo] = wrap(start + static_cast<std::uint32_t>(j % w->each));
+      }
+    }
   } else if (const auto* g = std::get_if<gathered>(&form)) {
     write_gathered<T>(*g, lo, hi, out);
   } else if (const auto* z = std::get_if<fused>(&form)) {
@@ -224,7 +271,7 @@ void write_range(const value& v, std::int64_t lo, std::int64_t hi, T* out) {
     const T* d = r.physical->as<array<T>>().data();
     std::int64_t t = segment_of(r, lo);
     for (std::int64_t j = lo; j < hi; ++t) {
-      const std::int64_t vstart = r.vstarts[t];
+      const std::int64_t vstart = r.vstart(t);
       const std::int64_t end = std::min(hi, vstart + r.length_of(t));
       if (end <= j) continue;
       const T* src = d + r.start_of(t) + (j - vstart);

@@ -293,6 +293,16 @@ class machine {
   template <class T> bool permute_deferred();
   // PERMUTE of a replication's virtual segments, moved whole (NESL's SEGPERMUTE): their vsegids reordered.
   template <class T> bool permute_replicated_segments();
+  // A uniform descriptor's LENGTHS as a splat; PERMUTE of an INT splat by a permutation; +_SCAN and
+  // +_REDUCE INT of one over a uniform descriptor (uniform_lengths.cpp: NESL's SEGPERMUTE of copies).
+  bool lengths_as_splat();
+  bool permute_splat();
+  bool plus_scan_of_splat();
+  bool plus_reduce_of_splat();
+  // BPERMUTE of an INT sequence (a splat with a step) over one segment: each element computed from its index.
+  bool bpermute_sequence();
+  // EXTRACT INT from a lazy INDEX over the same segments (start + i * stride per segment) or from a splat.
+  bool extract_affine();
   // A reduction over virtual segments: each physical segment once, then replicated (DPH's fold_vs).
   template <class T, class M> bool reduce_replicated(const M& m);
   // A FLOAT element-wise op with a lazy argument kept as its op and operands (fused.hpp).

@@ -34,7 +34,7 @@ template <class T>
 void machine::permute() {  // data index segd
   if (permute_to_replication<T>() || permute_replicated_segments<T>() || permute_deferred<T>()) return;
   if constexpr (std::is_same_v<T, std::int32_t>) {
-    if (permute_sequence()) return;
+    if (permute_sequence() || permute_splat()) return;
   }
   const auto& data = vec<T>(3, 1);
   const int_vec& index = ints(3, 2);
@@ -142,6 +142,8 @@ void machine::flagged_permute(unset_positions unset) {
 
 template <class T>
 void machine::bpermute() {  // data index src_segd dst_segd
+  if constexpr (std::is_same_v<T, std::int32_t>)
+    if (bpermute_sequence()) return;  // before bpermute_by_index, which writes the sequence out
   if (bpermute_replicated<T>() || bpermute_by_index<T>() || bpermute_deferred<T>()) return;
   const auto& data = vec<T>(4, 1);
   const int_vec& index = ints(4, 2);
@@ -170,6 +172,8 @@ void machine::bfpermute() {  // data index flags src_segd dst_segd
 template <class T>
 void machine::extract() {  // data index segd
   if (extract_replicated<T>()) return;
+  if constexpr (std::is_same_v<T, std::int32_t>)
+    if (extract_affine()) return;
   const auto& data = vec<T>(3, 1);
   const segd& s = segdes(3, 3);
   covers(s, data.size(), "the data");

@@ -111,7 +111,7 @@ bool machine::reduce_replicated(const M& m) {  // data segd
   auto out = buffer<T>::for_overwrite(n);
   T* o = out.data();
   vseg::detail::parallel_for(n, [&](std::int64_t lo, std::int64_t hi) {
-    for (std::int64_t t = lo; t < hi; ++t) o[t] = f[r->vsegids[t]];
+    for (std::int64_t t = lo; t < hi; ++t) o[t] = f[r->vsegid(t)];
   });
   finish(2, wrap_value(std::move(out).freeze()));
   return true;
@@ -165,6 +165,7 @@ void machine::scan_or_reduce(const instruction& ins) {
     case opcode::plus_scan:
     case opcode::plus_reduce: {
       const bool s = ins.op == opcode::plus_scan;
+      if (ins.ty == type::int_ && (s ? plus_scan_of_splat() : plus_reduce_of_splat())) return;
       if (ins.ty == type::int_) return s ? scan<i32>(wrapping_plus{}) : reduce<i32>(wrapping_plus{});
       return s ? scan<double>(vseg::plus<double>{}) : reduce<double>(vseg::plus<double>{});
     }

@@ -1,10 +1,10 @@
 // Replication on virtual segments (lazy.hpp): DIST and INDEX kept lazy, the
 // PERMUTE that turns them into copies of a vector recognised and held as
 // virtual segments over one physical copy, and the operations that read such
-// a value from that copy: EXTRACT, BPERMUTE and DIST, and the PERMUTE that
-// moves its segments whole (SEGPERMUTE). The reductions and the
-// element-wise ops with a lazy argument are in execute.cpp (they are
-// templates over the operation). Instantiated at the end for INT, BOOL and
+// a value from that copy: EXTRACT, BPERMUTE and DIST. The PERMUTE that
+// moves its segments whole (SEGPERMUTE) is in uniform_lengths.cpp, the
+// reductions and the element-wise ops with a lazy argument in execute.cpp
+// (they are templates over the operation). Instantiated at the end for INT, BOOL and
 // FLOAT.
 #include <algorithm>
 #include <atomic>
@@ -12,10 +12,10 @@
 #include <limits>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <type_traits>
 #include <utility>
-#include <vector>
 
 #include "lazy.hpp"
 #include "machine.hpp"
@@ -37,12 +37,6 @@ value make_lazy(value::kind k, std::int64_t length, std::int64_t words, lazy_vec
   return value::lazy_of(k, std::make_shared<const lazy_vector>(lazy_vector{length, words, std::move(form)}));
 }
 
-// The words n physical segments take (starts and lengths).
-constexpr std::int64_t segd_words(std::int64_t n) { return 2 * n; }
-
-// An int64 array from a std::vector.
-array<std::int64_t> to_array(std::vector<std::int64_t>&& v) { return array<std::int64_t>(std::move(v)); }
-
 // Whether two descriptors have the same lengths. O(segments), O(1) when
 // both are uniform or share their lengths.
 bool same_lengths(const segd& a, const segd& b) {
@@ -52,6 +46,26 @@ bool same_lengths(const segd& a, const segd& b) {
   const auto& lb = b.lengths();
   if (la.data() == lb.data()) return true;
   return std::equal(la.begin(), la.end(), lb.begin());
+}
+
+// The rule (repeat, cycle) giving the vsegids of a replication whose
+// segment c of s2 is copies[c] copies of physical group c (or, with
+// `inner`, of inner's virtual segment c): vsegid(t) = (t / repeat) % cycle.
+// It exists when every copies[c] is one K > 0, every physical segment has
+// one length > 0, and inner (if any) is a rule itself: then t's group is
+// t / K and its vsegid (t / K / inner's repeat) % inner's cycle. O(groups
+// + physical segments); std::nullopt otherwise.
+std::optional<std::pair<std::int64_t, std::int64_t>> copies_rule(const replicated& r,
+                                                                 std::span<const std::int64_t> copies,
+                                                                 const replicated* inner) {
+  if (copies.empty() || r.plens.size() == 0 || r.plens[0] <= 0) return std::nullopt;
+  const std::int64_t k = copies[0];
+  if (k <= 0 || !std::all_of(copies.begin(), copies.end(), [k](std::int64_t c) { return c == k; })) return std::nullopt;
+  if (!std::all_of(r.plens.begin(), r.plens.end(), [&](std::int64_t l) { return l == r.plens[0]; })) return std::nullopt;
+  const auto groups = static_cast<std::int64_t>(copies.size());
+  if (inner == nullptr) return std::pair{k, groups};
+  if (!inner->by_rule()) return std::nullopt;
+  return std::pair{k * inner->rule_repeat, inner->rule_cycle};
 }
 
 }  // namespace
@@ -94,6 +108,7 @@ array<T> machine::materialized(const value& v) {
 
 bool machine::same_layout(const segd& s, const replicated& r) {
   if (s.segments() != r.virtual_segments()) return false;
+  if (r.by_rule() && s.uniform_length() >= 0) return s.uniform_length() == r.rule_each;
   for (std::int64_t t = 0; t < s.segments(); ++t)
     if (s.length(t) != r.length_of(t)) return false;
   return true;
@@ -168,6 +183,21 @@ bool machine::index_lazily() {  // start stride segd
     same_length(n, at(2).length(), "the descriptor's segments", "the starts");
     same_length(n, at(1).length(), "the descriptor's segments", "the strides");
     return finish(3, slot(stack_[stack_.size() - 3])), true;
+  }
+  // SEGPERMUTE's ISEQ-L: stride 1 over lists of one length, the starts a
+  // lazy INDEX over groups of one length (the offsets it gathered by a
+  // transposition): kept in O(groups) (strided_lists).
+  if (at(2).which() == value::int_ && at(2).lazy() != nullptr && at(0).which() == value::segdes) {
+    const auto* a = std::get_if<affine>(&at(2).lazy()->form);
+    const std::int32_t* stride = at(1).which() == value::int_ ? at(1).splat_scalar<std::int32_t>() : nullptr;
+    const segd& s = at(0).as<segd>();
+    if (a != nullptr && stride != nullptr && *stride == 1 && at(1).length() == s.segments() &&
+        a->shape.uniform_length() > 0 && a->shape.elements() == s.segments() && s.uniform_length() > 0 &&
+        s.elements() >= lazy_min && s.elements() >= lazy_ratio * s.segments()) {
+      const std::int64_t words = words_for<std::int32_t>(2 * a->starts.size()) + descriptor_words(s);
+      strided_lists w{a->starts, a->strides, a->shape.uniform_length(), s.uniform_length(), s};
+      return finish(3, make_lazy(value::int_, s.elements(), words, std::move(w))), true;
+    }
   }
   // NESL's TRANSPOSE-INDEX with lazy starts and strides: kept in O(groups)
   // (the checks below would write both out, one INT per segment).
@@ -288,7 +318,7 @@ bool machine::permute_to_replication() {  // data index segd
   if (inner != nullptr) {
     if (inner->virtual_segments() != groups) return false;
     for (std::int64_t c = 0; c < groups; ++c)
-      if (inner->vstarts[c] != group_start[c] || inner->length_of(c) != group_size[c]) return false;
+      if (inner->vstart(c) != group_start[c] || inner->length_of(c) != group_size[c]) return false;
   }
   std::int64_t virtual_count = 0;
   for (std::int64_t k : copies) virtual_count += k;
@@ -302,72 +332,33 @@ bool machine::permute_to_replication() {  // data index segd
     r.pstarts = std::move(group_start).freeze();
     r.plens = std::move(group_size).freeze();
   }
-  // Group c's copies: virtual segments of its physical segment, end to end.
-  auto vsegids = buffer<std::int64_t>::for_overwrite(virtual_count);
-  auto vstarts = buffer<std::int64_t>::for_overwrite(virtual_count);
-  std::int64_t t = 0, pos = 0;
-  for (std::int64_t c = 0; c < groups; ++c) {
-    const std::int64_t id = inner != nullptr ? inner->vsegids[c] : c;
-    const std::int64_t len = r.plens[id];
-    for (std::int64_t i = 0; i < copies[c]; ++i, ++t) {
-      vsegids[t] = id;
-      vstarts[t] = pos;
-      pos += len;
+  // Each segment of s2 k copies of its group, one k for all, and every
+  // physical segment one length: the vsegids and vstarts are a rule, O(1)
+  // words (BFS: f copies of each of the n adjacency lists); else stored,
+  // group c's copies as virtual segments of its physical segment, end to end.
+  if (auto rule = copies_rule(r, std::span<const std::int64_t>(copies.data(), static_cast<std::size_t>(copies.size())), inner)) {
+    r.rule_count = virtual_count;
+    r.rule_repeat = rule->first;
+    r.rule_cycle = rule->second;
+    r.rule_each = r.plens.size() > 0 ? r.plens[0] : 0;
+  } else {
+    auto vsegids = buffer<std::int64_t>::for_overwrite(virtual_count);
+    auto vstarts = buffer<std::int64_t>::for_overwrite(virtual_count);
+    std::int64_t t = 0, pos = 0;
+    for (std::int64_t c = 0; c < groups; ++c) {
+      const std::int64_t id = inner != nullptr ? inner->vsegid(c) : c;
+      const std::int64_t len = r.plens[id];
+      for (std::int64_t i = 0; i < copies[c]; ++i, ++t) {
+        vsegids[t] = id;
+        vstarts[t] = pos;
+        pos += len;
+      }
     }
+    r.vsegids = std::move(vsegids).freeze();
+    r.vstarts = std::move(vstarts).freeze();
   }
-  r.vsegids = std::move(vsegids).freeze();
-  r.vstarts = std::move(vstarts).freeze();
-  const std::int64_t words =
-      r.physical->words() + segd_words(r.physical_segments()) + 2 * virtual_count;
+  const std::int64_t words = r.words();
   return finish(3, make_lazy(vec_of<T>::kind, s.elements(), words, std::move(r))), true;
-}
-
-// NESL permutes whole segments of a nested value (SEGPERMUTE: dist of a
-// nested vector reorders its copies this way) with one flat PERMUTE: the
-// index is an INDEX over the segments, start o_t and stride 1 for segment
-// t, and the o_t place the segments end to end. On a replication whose
-// virtual segments are those segments, that moves no element: the result
-// is the same physical copy with the vsegids in the order of the o_t.
-// O(V) for V virtual segments; anything else is left to PERMUTE.
-template <class T>
-bool machine::permute_replicated_segments() {  // data index segd
-  need(3);
-  const value& data = at(2);
-  const replicated* r = replication_of(data);
-  if (r == nullptr || data.which() != vec_of<T>::kind || at(1).lazy() == nullptr || at(0).which() != value::segdes)
-    return false;
-  const auto* a = std::get_if<affine>(&at(1).lazy()->form);
-  const segd& s = at(0).as<segd>();
-  const std::int64_t n = data.length();
-  if (a == nullptr || s.segments() != 1 || s.elements() != n || !same_layout(a->shape, *r)) return false;
-  const std::int64_t v = r->virtual_segments();
-  for (std::int64_t t = 0; t < v; ++t)
-    if (a->strides[t] != 1) return false;
-  // The segments must all have one length L > 0 (BFS: k neighbours each)
-  // and their new starts must tile [0, n): segment t goes to slot start / L,
-  // in O(V); a start off the grid or a slot taken twice is not a tiling.
-  // Other lengths are left to PERMUTE (not met in NESL's code studied).
-  const std::int64_t len0 = v > 0 ? r->length_of(0) : 0;
-  if (len0 <= 0 || len0 * v != n ||
-      !std::all_of(r->vsegids.begin(), r->vsegids.end(), [&](std::int64_t p) { return r->plens[p] == len0; }))
-    return false;
-  std::vector<std::int64_t> order(static_cast<std::size_t>(v), -1);
-  for (std::int64_t t = 0; t < v; ++t) {
-    const std::int64_t st = a->starts[t];
-    if (st < 0 || st >= n || st % len0 != 0 || order[static_cast<std::size_t>(st / len0)] >= 0) return false;
-    order[static_cast<std::size_t>(st / len0)] = t;
-  }
-  std::int64_t pos = 0;
-  std::vector<std::int64_t> vsegids(static_cast<std::size_t>(v)), vstarts(static_cast<std::size_t>(v));
-  for (std::int64_t u = 0; u < v; ++u) {
-    const std::int64_t t = order[static_cast<std::size_t>(u)];
-    vsegids[static_cast<std::size_t>(u)] = r->vsegids[t];
-    vstarts[static_cast<std::size_t>(u)] = pos;
-    pos += len0;
-  }
-  replicated out{r->physical, r->pstarts, r->plens, to_array(std::move(vsegids)), to_array(std::move(vstarts))};
-  const std::int64_t words = out.physical->words() + segd_words(out.physical_segments()) + 2 * v;
-  return finish(3, make_lazy(vec_of<T>::kind, n, words, std::move(out))), true;
 }
 
 template <class T>
@@ -521,9 +512,6 @@ template bool machine::dist_lazily<double>();
 template bool machine::permute_to_replication<std::int32_t>();
 template bool machine::permute_to_replication<bool>();
 template bool machine::permute_to_replication<double>();
-template bool machine::permute_replicated_segments<std::int32_t>();
-template bool machine::permute_replicated_segments<bool>();
-template bool machine::permute_replicated_segments<double>();
 template bool machine::extract_replicated<std::int32_t>();
 template bool machine::extract_replicated<bool>();
 template bool machine::extract_replicated<double>();
