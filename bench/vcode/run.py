@@ -37,9 +37,9 @@ import time
 
 from benchlock import take_bench_lock
 
-DEFAULT = ["dotp.10000000", "qs.1000000", "batcher.1000000", "radix.1000000", "muladd-res",
-           "black-scholes.10000000", "bh.20000", "bh.75000", "delaunay.10000", "delaunay.100000",
-           "quickhull.5000000"]
+DEFAULT = ["dotp.10000000", "qs.1000000", "batcher.1000000", "radix.1000000", "radix.10000000",
+           "muladd-res", "black-scholes.10000000", "bh.20000", "bh.75000", "delaunay.10000",
+           "delaunay.100000", "quickhull.5000000"]
 VINTERP_WORDS = "400000000"
 
 # 2.4 million instructions of pure interpretation: a countdown by recursion.
