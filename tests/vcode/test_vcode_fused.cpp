@@ -10,45 +10,12 @@
 #include <string>
 #include <vector>
 
-#include "vseg/vcode/interpreter.hpp"
-#include "vseg/vcode/program.hpp"
+#include "run_program.hpp"
 
 using namespace vseg::vcode;
+using namespace vseg::vcode::testing;
 
 namespace {
-
-std::string slurp(std::FILE* f) {
-  std::rewind(f);
-  std::string s;
-  for (int c; (c = std::getc(f)) != EOF;) s.push_back(static_cast<char>(c));
-  std::fclose(f);
-  return s;
-}
-
-// src's standard output, or "error: " and the error's text.
-std::string output_of(const std::string& src, run_options opt = {}) {
-  opt.out = std::tmpfile();
-  opt.err = std::tmpfile();
-  REQUIRE(opt.out != nullptr);
-  REQUIRE(opt.err != nullptr);
-  std::string failure;
-  try {
-    run(parse(src), opt);
-  } catch (const error& e) {
-    failure = std::string("error: ") + e.what();
-  }
-  const std::string out = slurp(opt.out);
-  slurp(opt.err);
-  return failure.empty() ? out : failure;
-}
-
-// An error's text without its line (the written-out programs are longer).
-std::string without_line(const std::string& s) {
-  const std::size_t colon = s.find(": ", s.find("line "));
-  return s.rfind("error: line ", 0) == 0 && colon != std::string::npos ? s.substr(colon + 2) : s;
-}
-
-std::string main_of(const std::string& body) { return "FUNC MAIN\n" + body + "RET\n"; }
 
 // Writes the top entry out: PAIR materialises both parts, UNPAIR and POP
 // leave the first.

@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "vseg/vcode/interpreter.hpp"
-#include "vseg/vcode/program.hpp"
+#include "run_program.hpp"
 
 using namespace vseg::vcode;
+using namespace vseg::vcode::testing;
 
 namespace {
 
@@ -20,14 +20,6 @@ struct outcome {
   std::string out, err;
   run_result result;
 };
-
-std::string slurp(std::FILE* f) {
-  std::rewind(f);
-  std::string s;
-  for (int c; (c = std::getc(f)) != EOF;) s.push_back(static_cast<char>(c));
-  std::fclose(f);
-  return s;
-}
 
 // Runs src with stdout and stderr captured in temporary files.
 outcome run_text(const std::string& src, run_options opt = {}) {
@@ -47,8 +39,6 @@ outcome run_text(const std::string& src, run_options opt = {}) {
   o.err = slurp(opt.err);
   return o;
 }
-
-std::string main_of(const std::string& body) { return "FUNC MAIN\n" + body + "RET\n"; }
 
 }  // namespace
 

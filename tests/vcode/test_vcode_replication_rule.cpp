@@ -11,45 +11,12 @@
 #include <cstdio>
 #include <string>
 
-#include "vseg/vcode/interpreter.hpp"
-#include "vseg/vcode/program.hpp"
+#include "run_program.hpp"
 
 using namespace vseg::vcode;
+using namespace vseg::vcode::testing;
 
 namespace {
-
-std::string slurp(std::FILE* f) {
-  std::rewind(f);
-  std::string s;
-  for (int c; (c = std::getc(f)) != EOF;) s.push_back(static_cast<char>(c));
-  std::fclose(f);
-  return s;
-}
-
-// src's standard output, or "error: " and the error's text.
-std::string output_of(const std::string& src, run_options opt = {}) {
-  opt.out = std::tmpfile();
-  opt.err = std::tmpfile();
-  REQUIRE(opt.out != nullptr);
-  REQUIRE(opt.err != nullptr);
-  try {
-    run(parse(src), opt);
-  } catch (const error& e) {
-    std::fclose(opt.out);
-    std::fclose(opt.err);
-    return std::string("error: ") + e.what();
-  }
-  std::fclose(opt.err);
-  return slurp(opt.out);
-}
-
-// An output without an error's line number (the written-out program is longer).
-std::string without_line(const std::string& out) {
-  if (out.rfind("error: line ", 0) != 0) return out;
-  return "error: " + out.substr(out.find(": ", 12) + 2);
-}
-
-std::string main_of(const std::string& body) { return "FUNC MAIN\n" + body + "RET\n"; }
 
 // "(x x ... x)", n times.
 std::string repeat(std::int64_t x, std::int64_t n) {

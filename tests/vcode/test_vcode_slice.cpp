@@ -9,39 +9,16 @@
 #include <string>
 #include <vector>
 
-#include "vseg/vcode/interpreter.hpp"
-#include "vseg/vcode/program.hpp"
+#include "run_program.hpp"
 
 using namespace vseg::vcode;
+using namespace vseg::vcode::testing;
 
 namespace {
 
-std::string slurp(std::FILE* f) {
-  std::rewind(f);
-  std::string s;
-  for (int c; (c = std::getc(f)) != EOF;) s.push_back(static_cast<char>(c));
-  std::fclose(f);
-  return s;
-}
-
 // src's standard output, or "error: " and the error's text without its line
 // (the programs that write a value out are longer).
-std::string output_of(const std::string& src, run_options opt = {}) {
-  opt.out = std::tmpfile();
-  opt.err = std::tmpfile();
-  REQUIRE(opt.out != nullptr);
-  REQUIRE(opt.err != nullptr);
-  std::string failure;
-  try {
-    run(parse(src), opt);
-  } catch (const error& e) {
-    const std::string what = e.what();
-    failure = "error: " + what.substr(what.find(": ") + 2);
-  }
-  const std::string out = slurp(opt.out);
-  slurp(opt.err);
-  return failure.empty() ? out : failure;
-}
+std::string printed(const std::string& src) { return without_line(output_of(src)); }
 
 // Writes the top entry out: PAIR materialises both parts, UNPAIR and POP
 // leave the first.
@@ -114,9 +91,9 @@ TEST_CASE("slice: BPERMUTE by a flat INDEX sequence gives the elements the writt
         // gathered D's period, 1000), and the whole (an INDEX of
         // 2^16 elements or more is a sequence).
         for (const auto& [start, n] : {std::pair{30007, 69993}, std::pair{0, 100000}}) {
-          const std::string sliced = output_of(text_of(kind, ty, start, 1, n, "", "", use));
-          CHECK(sliced == output_of(text_of(kind, ty, start, 1, n, "", force, use)));
-          if (kind == "stored") CHECK(sliced == output_of(text_of(kind, ty, start, 1, n, force, force, use)));
+          const std::string sliced = printed(text_of(kind, ty, start, 1, n, "", "", use));
+          CHECK(sliced == printed(text_of(kind, ty, start, 1, n, "", force, use)));
+          if (kind == "stored") CHECK(sliced == printed(text_of(kind, ty, start, 1, n, force, force, use)));
           CHECK(sliced.find("error") == std::string::npos);
           CHECK(sliced.size() > 200);
         }
@@ -124,10 +101,10 @@ TEST_CASE("slice: BPERMUTE by a flat INDEX sequence gives the elements the writt
     }
   }
   // Y's first elements for the stored D: 100 + 3 (30007 + j).
-  const std::string y = output_of(text_of("stored", "INT", 30007, 1, 69993, "", "", ""));
+  const std::string y = printed(text_of("stored", "INT", 30007, 1, 69993, "", "", ""));
   CHECK(y.find("( 90121 90124 90127 ") != std::string::npos);
   // For the gathered D: 100 + 3 ((5 + 7 (30007 + j)) mod 1000).
-  const std::string g = output_of(text_of("gathered", "INT", 30007, 1, 69993, "", "", ""));
+  const std::string g = printed(text_of("gathered", "INT", 30007, 1, 69993, "", "", ""));
   CHECK(g.find("( " + std::to_string(100 + 3 * ((5 + 7 * 30007) % 1000)) + " " +
                std::to_string(100 + 3 * ((5 + 7 * 30008) % 1000)) + " ") != std::string::npos);
 }
@@ -136,17 +113,17 @@ TEST_CASE("slice: an index sequence past the data's end, or not of step 1, is BP
   for (const std::string kind : {"stored", "gathered"}) {
     CAPTURE(kind);
     // 70000 from 30001: the last index is 100000, one past the end.
-    const std::string past = output_of(text_of(kind, "INT", 30001, 1, 70000, "", "", ""));
-    CHECK(past == output_of(text_of(kind, "INT", 30001, 1, 70000, "", force, "")));
+    const std::string past = printed(text_of(kind, "INT", 30001, 1, 70000, "", "", ""));
+    CHECK(past == printed(text_of(kind, "INT", 30001, 1, 70000, "", force, "")));
     CHECK(past.find("index 100000 at position 69999") != std::string::npos);
     // A negative start.
-    const std::string negative = output_of(text_of(kind, "INT", -1, 1, 70000, "", "", ""));
-    CHECK(negative == output_of(text_of(kind, "INT", -1, 1, 70000, "", force, "")));
+    const std::string negative = printed(text_of(kind, "INT", -1, 1, 70000, "", "", ""));
+    CHECK(negative == printed(text_of(kind, "INT", -1, 1, 70000, "", force, "")));
     CHECK(negative.find("index -1 at position 0") != std::string::npos);
     // Steps -1 and 0 (the last 70000 reversed; the last element repeated).
     for (const int step : {-1, 0}) {
-      const std::string other = output_of(text_of(kind, "FLOAT", 99999, step, 70000, "", "", ""));
-      CHECK(other == output_of(text_of(kind, "FLOAT", 99999, step, 70000, "", force, "")));
+      const std::string other = printed(text_of(kind, "FLOAT", 99999, step, 70000, "", "", ""));
+      CHECK(other == printed(text_of(kind, "FLOAT", 99999, step, 70000, "", force, "")));
       CHECK(other.find("error") == std::string::npos);
     }
   }
