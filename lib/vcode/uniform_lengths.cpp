@@ -58,6 +58,17 @@ value lazy_value(value::kind k, std::int64_t length, std::int64_t words, lazy_ve
   return value::lazy_of(k, std::make_shared<const lazy_vector>(lazy_vector{length, words, std::move(form)}));
 }
 
+// r's physical copy read copy-major: v virtual segments, each len long,
+// vsegid(t) = t % cycle, held by rule (O(1) words).
+replicated copy_major(const replicated& r, std::int64_t v, std::int64_t cycle, std::int64_t len) {
+  replicated out{r.physical, r.pstarts, r.plens, {}, {}};
+  out.rule_count = v;
+  out.rule_repeat = 1;
+  out.rule_cycle = cycle;
+  out.rule_each = len;
+  return out;
+}
+
 // SEGPERMUTE of a replication held by a rule (every segment rule_each
 // long, vsegid(t) = t / repeat, V = repeat * cycle: BFS's vertex-major
 // copies, `repeat` of each of `cycle` lists) moving virtual segment t to
@@ -86,12 +97,7 @@ std::optional<replicated> reordered_by_rule(const replicated& r, const int_vec& 
     }
   });
   if (!ok.load()) return std::nullopt;
-  replicated out{r.physical, r.pstarts, r.plens, {}, {}};
-  out.rule_count = v;
-  out.rule_repeat = 1;
-  out.rule_cycle = cycle;
-  out.rule_each = len;
-  return out;
+  return copy_major(r, v, cycle, len);
 }
 
 // The same reorder with its index kept as strided_lists (SEGPERMUTE's
@@ -107,12 +113,7 @@ std::optional<replicated> transposed_by_lists(const replicated& r, const strided
     return std::nullopt;
   for (std::int64_t i = 0; i < cycle; ++i)
     if (w.starts[i] != i * len || w.strides[i] != cycle * len) return std::nullopt;
-  replicated out{r.physical, r.pstarts, r.plens, {}, {}};
-  out.rule_count = v;
-  out.rule_repeat = 1;
-  out.rule_cycle = cycle;
-  out.rule_each = len;
-  return out;
+  return copy_major(r, v, cycle, len);
 }
 
 }  // namespace

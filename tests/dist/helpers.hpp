@@ -63,6 +63,37 @@ inline std::vector<std::int64_t> random_indices(std::mt19937_64& rng, std::int64
   return result;
 }
 
+// x_i = scale * i + offset for i < n, one segment of n built on rank 0, then
+// split by elements over the ranks and replicated on every rank (the two
+// layouts index_l reads x from).
+struct spread_vector {
+  std::vector<double> values;
+  nested<double> split, everywhere;
+};
+inline spread_vector spread(std::int64_t n, double scale, double offset) {
+  std::vector<double> values(static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i) values[static_cast<std::size_t>(i)] = scale * static_cast<double>(i) + offset;
+  variable<double> local;
+  if (rank() == 0) local = variable<double>{{n}, values};
+  const auto whole = nested<double>::from_segments(std::move(local), MPI_COMM_WORLD);
+  auto split = whole.reshard(sharding::split());
+  auto everywhere = whole.reshard(sharding::replicated());
+  return {std::move(values), std::move(split), std::move(everywhere)};
+}
+
+// `segments` segments of indices below n on this rank, each of rng() %
+// max_length indices drawn from rng.
+inline variable<std::int64_t> random_index_segments(std::mt19937_64& rng, int segments, std::uint64_t max_length,
+                                                    std::int64_t n) {
+  variable<std::int64_t> idx;
+  for (int s = 0; s < segments; ++s) {
+    const auto len = static_cast<std::int64_t>(rng() % max_length);
+    idx.counts.push_back(len);
+    for (std::int64_t k = 0; k < len; ++k) idx.data.push_back(static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(n)));
+  }
+  return idx;
+}
+
 // The distributions the tests sweep: uniform, all on the last rank (the
 // others empty), every other rank empty, all on the first rank.
 inline std::vector<distribution> test_distributions(std::int64_t n_global) {

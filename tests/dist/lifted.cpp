@@ -385,22 +385,11 @@ TEST_CASE("map and zip_with are local; different placements fail on every rank a
 
 TEST_CASE("index_l(replicate(n, x), is): x replicated sends nothing; x sharded uses a cached gather plan") {
   const std::int64_t n = 1000;
-  std::vector<double> values(static_cast<std::size_t>(n));
-  for (std::int64_t i = 0; i < n; ++i) values[static_cast<std::size_t>(i)] = 0.5 * static_cast<double>(i) - 7.0;
   // x as one segment of n elements on rank 0, then sharded by elements.
-  variable<double> x_local;
-  if (rank() == 0) x_local = variable<double>{{n}, values};
-  const auto x0 = nested<double>::from_segments(std::move(x_local), MPI_COMM_WORLD);
-  const auto x_split = x0.reshard(sharding::split());
-  const auto x_everywhere = x0.reshard(sharding::replicated());
+  const auto [values, x_split, x_everywhere] = spread(n, 0.5, -7.0);
   // Indices: 20 segments per rank of 0..9 indices each.
   auto rng = rng_for(7, rank());
-  variable<std::int64_t> idx;
-  for (int s = 0; s < 20; ++s) {
-    const auto len = static_cast<std::int64_t>(rng() % 10);
-    idx.counts.push_back(len);
-    for (std::int64_t k = 0; k < len; ++k) idx.data.push_back(static_cast<std::int64_t>(rng() % n));
-  }
+  const variable<std::int64_t> idx = random_index_segments(rng, 20, 10, n);
   const auto is = nested<std::int64_t>::from_segments(idx, MPI_COMM_WORLD);
   const auto vals = map([](std::int64_t i) { return 1.0 + static_cast<double>(i % 3); }, is);
   std::vector<double> expected;

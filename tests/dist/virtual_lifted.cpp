@@ -202,20 +202,9 @@ TEST_CASE("zip_with of vsegids: equal lists compared with one message, different
 
 TEST_CASE("index_l(replicate(n, x), is) with is's vsegids replicated or expanded: the pieces indexed once") {
   const std::int64_t n = 700;
-  std::vector<double> values(static_cast<std::size_t>(n));
-  for (std::int64_t i = 0; i < n; ++i) values[static_cast<std::size_t>(i)] = 0.25 * static_cast<double>(i) - 9.0;
-  variable<double> x_local;
-  if (rank() == 0) x_local = variable<double>{{n}, values};
-  const auto x0 = nested<double>::from_segments(std::move(x_local), MPI_COMM_WORLD);
-  const auto x_split = x0.reshard(sharding::split());
-  const auto x_everywhere = x0.reshard(sharding::replicated());
+  const auto [values, x_split, x_everywhere] = spread(n, 0.25, -9.0);
   auto rng = rng_for(5, rank());
-  variable<std::int64_t> idx;
-  for (int s = 0; s < 15; ++s) {
-    const auto len = static_cast<std::int64_t>(rng() % 12);
-    idx.counts.push_back(len);
-    for (std::int64_t k = 0; k < len; ++k) idx.data.push_back(static_cast<std::int64_t>(rng() % n));
-  }
+  const variable<std::int64_t> idx = random_index_segments(rng, 15, 12, n);
   const auto is0 = nested<std::int64_t>::from_segments(idx, MPI_COMM_WORLD);
   // Every rank's index segments, and the serial products' sums per physical segment.
   const auto all_counts = allgather(idx.counts);
