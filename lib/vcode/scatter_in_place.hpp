@@ -45,12 +45,14 @@ void scatter_into_defaults(const segd& src, std::span<const T> data, std::span<c
         // Segments never share a target: whole segments per task, each
         // scattered in increasing position (as permute_default_s does).
         if (src.elements() > tuning::serial_cutoff && src.segments() >= 8) {
-          const std::int64_t per_task = std::max<std::int64_t>(from.each + to.each, 1);
+          // length(0), not `each`: clang checks this branch's
+          // non-dependent members while DL is still open.
+          const std::int64_t per_task = std::max<std::int64_t>(from.length(0) + to.length(0), 1);
           const I* ix = idx.data();
           vseg::detail::parallel_for(
               src.segments(), std::max<std::int64_t>(1, tuning::serial_cutoff / per_task),
               [=, &bad](std::int64_t jlo, std::int64_t jhi) {
-                const std::int64_t len = to.each;
+                const std::int64_t len = to.length(0);
                 for (std::int64_t j = jlo; j < jhi; ++j) {
                   T* target = o + to.start(j);
                   for (std::int64_t k = from.start(j); k < from.end(j); ++k) {
