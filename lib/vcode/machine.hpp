@@ -293,6 +293,8 @@ class machine {
   template <class T> bool permute_deferred();
   // PERMUTE of a replication's virtual segments, moved whole (NESL's SEGPERMUTE): their vsegids reordered.
   template <class T> bool permute_replicated_segments();
+  // PERMUTE over one segment by a lazy transposing INDEX: a tiled transpose, unchecked (transposition.cpp).
+  template <class T> bool permute_transposition();
   // A uniform descriptor's LENGTHS as a splat; PERMUTE of an INT splat by a permutation; +_SCAN and
   // +_REDUCE INT of one over a uniform descriptor (uniform_lengths.cpp: NESL's SEGPERMUTE of copies).
   bool lengths_as_splat();

@@ -28,6 +28,7 @@
 #include "lazy.hpp"
 #include "machine.hpp"
 #include "scalar.hpp"
+#include "transposition.hpp"
 #include "value.hpp"
 #include "vseg/detail/parallel.hpp"
 #include "vseg/flat/tabulate.hpp"
@@ -35,23 +36,6 @@
 namespace vseg::vcode::detail {
 
 namespace {
-
-// A lazy INDEX that transposes m segments of one length L (SEGPERMUTE's
-// index: an `affine` with starts 0, 1, ..., m - 1 and strides m, or NESL's
-// TRANSPOSE-INDEX of one group): element j is j / L + (j % L) * m, a
-// permutation of [0, m L). Its shape, or nullptr for anything else. O(m).
-const segd* uniform_transposition(const value& index) {
-  const lazy_vector* l = index.lazy();
-  if (l == nullptr) return nullptr;
-  if (const auto* x = std::get_if<transposed>(&l->form))
-    return x->groups.segments() == 1 && x->shape.uniform_length() > 0 ? &x->shape : nullptr;
-  const auto* a = std::get_if<affine>(&l->form);
-  if (a == nullptr || a->shape.uniform_length() <= 0) return nullptr;
-  const std::int64_t m = a->shape.segments();
-  for (std::int64_t i = 0; i < m; ++i)
-    if (a->starts[i] != i || a->strides[i] != m) return nullptr;
-  return &a->shape;
-}
 
 // A lazy value of kind k standing for `length` elements.
 value lazy_value(value::kind k, std::int64_t length, std::int64_t words, lazy_vector::form_type form) {
