@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <numeric>
 #include <random>
+#include <span>
 #include <stdexcept>
 #include <vector>
 
@@ -203,5 +204,90 @@ TEST_CASE("permute_s over one large segment: failures at the first and last posi
     CHECK_THROWS_WITH_AS(vseg::permute_s(s, xs, vseg::array<int>(idx)),
                          doctest::Contains("index 70000 at position 0 outside its segment"), std::out_of_range);
     CHECK(vseg::to_vector(vseg::permute_s(s, xs, vseg::array<int>(rev))) == rev);
+  });
+}
+
+TEST_CASE("permute_default_s_into scatters into its destination as permute_default_s copies") {
+  // Every path of the shared scatter: whole uniform segments per task (with
+  // one source per segment, and with repeats), the parallel scatter over
+  // uneven segments (distinct targets, and repeats redone in order), and the
+  // serial one. Random indices below each target segment's length repeat,
+  // so the later position must win; the model is the serial loop.
+  std::mt19937_64 rng(11);
+  struct shape {
+    const char* name;
+    std::vector<std::int64_t> src, dst;  // segment lengths
+    bool distinct;                       // indices 0, 1, ... of every segment
+  };
+  const std::vector<shape> shapes = {
+      {"uniform, one source per segment", std::vector<std::int64_t>(30'000, 1), std::vector<std::int64_t>(30'000, 2), false},
+      {"uniform, repeats", std::vector<std::int64_t>(40, 1'000), std::vector<std::int64_t>(40, 700), false},
+      {"uneven, repeats", {5'000, 15'000, 0, 3'000}, {6'000, 16'000, 3, 4'000}, false},
+      {"uneven, distinct", {5'000, 15'000, 0, 3'000}, {6'000, 16'000, 3, 4'000}, true},
+      {"short", {3, 0, 1}, {4, 2, 1}, false},
+  };
+  for (const shape& c : shapes) {
+    CAPTURE(c.name);
+    const auto src = vseg::segd::from_lengths(vseg::array<std::int64_t>(c.src));
+    const auto dst = vseg::segd::from_lengths(vseg::array<std::int64_t>(c.dst));
+    std::vector<int> data(static_cast<std::size_t>(src.elements())), defaults(static_cast<std::size_t>(dst.elements()));
+    std::iota(data.begin(), data.end(), 0);
+    for (auto& d : defaults) d = -static_cast<int>(rng() % 1000) - 1;
+    std::vector<std::int32_t> idx(data.size());
+    std::vector<int> expect = defaults;
+    for (std::int64_t j = 0; j < src.segments(); ++j)
+      for (std::int64_t k = src.start(j); k < src.end(j); ++k) {
+        const auto i = static_cast<std::int32_t>(c.distinct ? k - src.start(j) : static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(dst.length(j))));
+        idx[static_cast<std::size_t>(k)] = i;
+        expect[static_cast<std::size_t>(dst.start(j) + i)] = data[static_cast<std::size_t>(k)];
+      }
+    const vseg::array<int> xs(data), def(defaults);
+    const vseg::array<std::int32_t> at(idx);
+    vseg::test::for_each_thread_count([&](int) {
+      std::vector<int> out = defaults;
+      vseg::permute_default_s_into(src, xs, at, dst, std::span<int>(out));
+      CHECK(out == expect);
+      CHECK(vseg::to_vector(vseg::permute_default_s(src, xs, at, dst, def)) == expect);
+    });
+  }
+}
+
+TEST_CASE("permute_default_s_into rejects bad input, naming the operation and the value") {
+  const auto s = vseg::segd::from_lengths(vseg::array<std::int64_t>{2, 2});
+  const vseg::array<int> xs{1, 2, 3, 4};
+  std::vector<int> out{9, 9, 9, 9};
+  CHECK_THROWS_WITH_AS(vseg::permute_default_s_into(s, xs, vseg::array<int>{0, 1, 2, 0}, s, std::span<int>(out)),
+                       "vseg::permute_default_s_into: index 2 at position 2 outside its segment", std::out_of_range);
+  CHECK_THROWS_WITH_AS(vseg::permute_default_s_into(s, xs, vseg::array<int>{0, -1, 0, 0}, s, std::span<int>(out)),
+                       "vseg::permute_default_s_into: index -1 at position 1 outside its segment", std::out_of_range);
+  CHECK_THROWS_WITH_AS(vseg::permute_default_s_into(s, xs, vseg::array<int>{0, 1, 0}, s, std::span<int>(out)),
+                       doctest::Contains("permute_default_s_into: the segment descriptor covers 4 elements but the indices have 3"),
+                       std::invalid_argument);
+  std::vector<int> short_out{9, 9, 9};
+  CHECK_THROWS_WITH_AS(vseg::permute_default_s_into(s, xs, vseg::array<int>{0, 1, 0, 1}, s, std::span<int>(short_out)),
+                       doctest::Contains("permute_default_s_into: the segment descriptor covers 4 elements but the destination's elements have 3"),
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(vseg::permute_default_s_into(s, xs, vseg::array<int>{0, 1, 0, 1}, vseg::segd::uniform(1, 4),
+                                                    std::span<int>(out)),
+                       doctest::Contains("source segments has size 2 but destination segments has size 1"),
+                       std::invalid_argument);
+  CHECK_THROWS_AS(vseg::permute_default_s_into(vseg::segd::uniform(1, 3), xs, vseg::array<int>{0, 1, 0, 1}, s,
+                                               std::span<int>(out)),
+                  std::invalid_argument);
+  // After the failures above the good call still gives the later position.
+  std::vector<int> good{9, 9, 9, 9};
+  vseg::permute_default_s_into(s, xs, vseg::array<int>{1, 1, 0, 0}, s, std::span<int>(good));
+  CHECK(good == std::vector<int>{9, 2, 4, 9});
+  // A large uniform case fails on the parallel path with the first bad position.
+  const std::int64_t m = 50'000;
+  std::vector<std::int32_t> zeros(static_cast<std::size_t>(m), 0);
+  zeros[31'337] = 1;
+  zeros[40'000] = 7;
+  std::vector<int> many(static_cast<std::size_t>(m), 0), dest(static_cast<std::size_t>(m), 0);
+  vseg::test::for_each_thread_count([&](int) {
+    CHECK_THROWS_WITH_AS(vseg::permute_default_s_into(vseg::segd::uniform(m, 1), vseg::array<int>(many),
+                                                      vseg::array<std::int32_t>(zeros), vseg::segd::uniform(m, 1),
+                                                      std::span<int>(dest)),
+                         "vseg::permute_default_s_into: index 1 at position 31337 outside its segment", std::out_of_range);
   });
 }

@@ -4,6 +4,7 @@
 // as its source and index, read block by block by the element-wise ops and
 // written out, once, for any other reader. Instantiated at the end for INT,
 // BOOL and FLOAT.
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -45,10 +46,12 @@ const gathered* gather_of(const value& v) noexcept {
 
 namespace {
 
-// A deferred gather of `source` by `index`, of kind k.
-value deferred(value::kind k, boost::intrusive_ptr<value> source, int_vec index) {
+// A deferred gather of `source` by `index`, of kind k; -m counts the
+// source and the index's words (index_words: of the whole buffer when the
+// index is a slice of a longer one).
+value deferred(value::kind k, boost::intrusive_ptr<value> source, int_vec index, std::int64_t index_words = 0) {
   const std::int64_t n = index.size();
-  const std::int64_t words = source->words() + words_for<std::int32_t>(n);
+  const std::int64_t words = source->words() + std::max(index_words, words_for<std::int32_t>(n));
   return value::lazy_of(k, std::make_shared<const lazy_vector>(lazy_vector{n, words, gathered{std::move(source), std::move(index)}}));
 }
 
@@ -74,11 +77,13 @@ std::optional<value> sliced(const value& data, const value& index, std::int64_t 
   if (!index.is_splat() || index.which() != value::int_ || index.splat_step() != 1) return std::nullopt;
   const std::int64_t start = index.as<int_vec>()[0];
   if (start < 0 || start + n > data.length()) return std::nullopt;  // the plain BPERMUTE reports it
-  if (data.is_stored()) return value{data.as<array<T>>().slice(start, n)};
+  // -m counts the whole buffer a slice keeps alive (value::slice_of); of
+  // a deferred gather, its index's words (the gather's less its source's).
+  if (data.is_stored()) return value::slice_of(data.as<array<T>>().slice(start, n), data.words());
   const gathered* g = gather_of(data);
   if (g == nullptr) return std::nullopt;
-  if (const array<T>* w = g->written_as<T>()) return value{w->slice(start, n)};
-  return deferred(vec_of<T>::kind, g->source, g->index.slice(start, n));
+  if (const array<T>* w = g->written_as<T>()) return value::slice_of(w->slice(start, n), words_for<T>(w->size()));
+  return deferred(vec_of<T>::kind, g->source, g->index.slice(start, n), data.words() - g->source->words());
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 // caller can leave a stale one (tests/vcode/test_vcode_value.cpp).
 #pragma once
 
+#include <algorithm>
 #include <concepts>
 #include <cstdint>
 #include <memory>
@@ -79,6 +80,15 @@ class value : public boost::intrusive_ref_counter<value, boost::thread_unsafe_co
   static value sequence(std::int32_t first, std::int32_t step, std::int64_t n) {
     value v = splat(first, n);
     v.step_ = step;
+    return v;
+  }
+  // A stored slice of a larger buffer (NESL's drop, gathered.cpp) that -m
+  // counts as the buffer_words of the whole buffer it keeps alive: the
+  // dropped elements stay in memory while the slice lives. O(1).
+  template <class U>
+  static value slice_of(array<U> slice, std::int64_t buffer_words) {
+    value v{std::move(slice)};
+    v.buffer_words_ = buffer_words;
     return v;
   }
   // A lazy vector of kind k (lazy.hpp): the value holds an empty vector of
@@ -206,6 +216,8 @@ class value : public boost::intrusive_ref_counter<value, boost::thread_unsafe_co
   std::int64_t splat_ = -1;
   std::int32_t step_ = 0;
   bool permutation_ = false;
+  // A slice's: the words of the buffer it keeps alive (slice_of), else 0.
+  std::int64_t buffer_words_ = 0;
   // Lazy: when set, v_ holds an empty vector of the value's kind. Never set
   // together with a splat.
   std::shared_ptr<const lazy_vector> lazy_;
@@ -250,9 +262,9 @@ inline std::int64_t descriptor_words(const segd& s) noexcept {
 inline std::int64_t value::words() const noexcept {
   if (lazy_) return lazy_words(*lazy_);
   switch (which()) {
-    case int_: return words_for<std::int32_t>(std::get<int_vec>(v_).size());
-    case bool_: return words_for<bool>(std::get<bool_vec>(v_).size());
-    case float_: return words_for<double>(std::get<float_vec>(v_).size());
+    case int_: return std::max(buffer_words_, words_for<std::int32_t>(std::get<int_vec>(v_).size()));
+    case bool_: return std::max(buffer_words_, words_for<bool>(std::get<bool_vec>(v_).size()));
+    case float_: return std::max(buffer_words_, words_for<double>(std::get<float_vec>(v_).size()));
     case segdes: return descriptor_words(std::get<segd>(v_));
     case pair: {
       const auto& p = *std::get<pair_ptr>(v_);

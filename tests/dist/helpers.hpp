@@ -1,10 +1,12 @@
 // Shared helpers of the MPI tests: the communicator's shape, gathering every
 // rank's vector on every rank (so a serial reference can be computed
-// everywhere), and seeded random inputs.
+// everywhere), seeded random inputs, and a global segmented array that every
+// rank rebuilds and distributes by segment counts.
 #pragma once
 
 #include <mpi.h>
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <random>
@@ -92,6 +94,53 @@ inline variable<std::int64_t> random_index_segments(std::mt19937_64& rng, int se
     for (std::int64_t k = 0; k < len; ++k) idx.data.push_back(static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(n)));
   }
   return idx;
+}
+
+// A segmented array every rank rebuilds alike (the serial reference of a
+// distributed one): its segment lengths, its elements and the segments'
+// starts (lengths.size() + 1 of them).
+struct global_array {
+  std::vector<std::int64_t> lengths;
+  std::vector<double> data;
+  std::vector<std::int64_t> starts;
+};
+
+// The global array of these lengths and elements (their sum). O(segments).
+inline global_array global_array_of(std::vector<std::int64_t> lengths, std::vector<double> data) {
+  std::vector<std::int64_t> starts{0};
+  for (auto len : lengths) starts.push_back(starts.back() + len);
+  return {std::move(lengths), std::move(data), std::move(starts)};
+}
+
+// The global array of these lengths, its elements drawn from rng as
+// u(-1, 1) * 2^(0..19): magnitudes far apart, so that a fold in another
+// order gives other bits. O(elements).
+inline global_array random_global_array(std::vector<std::int64_t> lengths, std::mt19937_64& rng) {
+  std::vector<double> data;
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  for (auto len : lengths)
+    for (std::int64_t k = 0; k < len; ++k) data.push_back(u(rng) * std::ldexp(1.0, static_cast<int>(rng() % 20)));
+  return global_array_of(std::move(lengths), std::move(data));
+}
+
+// g distributed: rank r holds its segments [m r / p, m (r + 1) / p) of m,
+// equal segment counts. O(elements).
+inline nested<double> distribute(const global_array& g) {
+  const auto m = static_cast<std::int64_t>(g.lengths.size());
+  const std::int64_t first = m * rank() / nranks(), last = m * (rank() + 1) / nranks();
+  variable<double> mine;
+  for (std::int64_t s = first; s < last; ++s) {
+    mine.counts.push_back(g.lengths[s]);
+    mine.data.insert(mine.data.end(), g.data.begin() + g.starts[s], g.data.begin() + g.starts[s + 1]);
+  }
+  return nested<double>::from_segments(std::move(mine), MPI_COMM_WORLD);
+}
+
+// The bits of x, to compare doubles exactly (NaNs and signed zeros too). O(1).
+inline std::uint64_t bits(double x) {
+  std::uint64_t b = 0;
+  std::memcpy(&b, &x, sizeof b);
+  return b;
 }
 
 // The distributions the tests sweep: uniform, all on the last rank (the

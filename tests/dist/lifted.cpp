@@ -6,7 +6,6 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
-#include <cstring>
 #include <functional>
 #include <random>
 #include <span>
@@ -25,47 +24,18 @@ namespace {
 
 // The global array every rank can rebuild: small segments, a few of a few
 // thousand elements and one giant one that spans several fold blocks.
-struct global_array {
-  std::vector<std::int64_t> lengths;
-  std::vector<double> data;
-};
-
 global_array make_global() {
-  global_array g;
   std::mt19937_64 rng(42);
+  std::vector<std::int64_t> lengths;
   for (int s = 0; s < 300; ++s) {
     std::int64_t len = static_cast<std::int64_t>(rng() % 40);
     if (s % 97 == 5) len = 5000 + static_cast<std::int64_t>(rng() % 3000);
     if (s == 150) len = 3 * vseg::tuning::segmented_block + 1234;
-    g.lengths.push_back(len);
+    lengths.push_back(len);
   }
   // Empty segments at the end start at N: every spec must still place them.
-  for (int s = 0; s < 3; ++s) g.lengths.push_back(0);
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  for (auto len : g.lengths)
-    for (std::int64_t k = 0; k < len; ++k) g.data.push_back(u(rng) * std::ldexp(1.0, static_cast<int>(rng() % 20)));
-  return g;
-}
-
-// Rank r holds the segments [first, last) of g, cut as equal segment counts.
-nested<double> distribute(const global_array& g) {
-  const auto m = static_cast<std::int64_t>(g.lengths.size());
-  const std::int64_t first = m * rank() / nranks(), last = m * (rank() + 1) / nranks();
-  std::int64_t at = 0;
-  for (std::int64_t s = 0; s < first; ++s) at += g.lengths[s];
-  variable<double> mine;
-  for (std::int64_t s = first; s < last; ++s) {
-    mine.counts.push_back(g.lengths[s]);
-    mine.data.insert(mine.data.end(), g.data.begin() + at, g.data.begin() + at + g.lengths[s]);
-    at += g.lengths[s];
-  }
-  return nested<double>::from_segments(std::move(mine), MPI_COMM_WORLD);
-}
-
-std::uint64_t bits(double x) {
-  std::uint64_t b = 0;
-  std::memcpy(&b, &x, sizeof b);
-  return b;
+  for (int s = 0; s < 3; ++s) lengths.push_back(0);
+  return random_global_array(std::move(lengths), rng);
 }
 
 // Every rank's (segment id, result) pairs, in rank order.
@@ -83,8 +53,7 @@ std::vector<std::pair<std::int64_t, double>> gather_results(const vseg::array<st
 
 // Every piece of ys holds the global elements of g it claims; O(elements).
 void check_pieces(const nested<double>& ys, const global_array& g) {
-  std::vector<std::int64_t> starts{0};
-  for (auto len : g.lengths) starts.push_back(starts.back() + len);
+  const auto& starts = g.starts;
   const auto& p = ys.pieces();
   for (std::int64_t k = 0; k < p.size(); ++k) {
     const std::int64_t id = ys.piece_ids()[k];
@@ -149,8 +118,7 @@ TEST_CASE("reshard to every spec keeps the elements; plans are cached; equal spe
   const auto g = make_global();
   const auto xs = distribute(g);
   const auto m = static_cast<std::int64_t>(g.lengths.size());
-  std::vector<std::int64_t> starts{0};
-  for (auto len : g.lengths) starts.push_back(starts.back() + len);
+  const auto& starts = g.starts;
   for (const auto& spec : all_specs(m)) {
     CAPTURE(spec);
     const auto ys = xs.reshard(spec);
@@ -456,15 +424,14 @@ TEST_CASE("pack under split: a giant segment split across ranks kept or dropped;
     CAPTURE(every);
     std::vector<bool> keep;
     for (std::int64_t k = 0; k < xs.pieces().size(); ++k) keep.push_back(xs.piece_ids()[k] % every == 0);
-    global_array kept_g;  // the reference: the kept segments of g, in order
-    std::int64_t at = 0;
-    for (std::size_t s = 0; s < g.lengths.size(); ++s) {
-      if (static_cast<std::int64_t>(s) % every == 0) {
-        kept_g.lengths.push_back(g.lengths[s]);
-        kept_g.data.insert(kept_g.data.end(), g.data.begin() + at, g.data.begin() + at + g.lengths[s]);
-      }
-      at += g.lengths[s];
+    std::vector<std::int64_t> kept_lengths;
+    std::vector<double> kept_data;
+    for (std::size_t s = 0; s < g.lengths.size(); s += static_cast<std::size_t>(every)) {
+      kept_lengths.push_back(g.lengths[s]);
+      kept_data.insert(kept_data.end(), g.data.begin() + g.starts[s], g.data.begin() + g.starts[s + 1]);
     }
+    // The reference: the kept segments of g, in order.
+    const auto kept_g = global_array_of(std::move(kept_lengths), std::move(kept_data));
     const auto flags = vseg::array<bool>(keep);
     const auto kept = pack(xs, flags);
     CHECK(kept.spec() == sharding::split());
@@ -485,8 +452,7 @@ TEST_CASE("pack under split: a giant segment split across ranks kept or dropped;
   // One rank flags its continued piece of a split segment differently: the
   // same exception on every rank.
   std::vector<bool> keep(static_cast<std::size_t>(xs.pieces().size()), true);
-  std::vector<std::int64_t> starts{0};
-  for (auto len : g.lengths) starts.push_back(starts.back() + len);
+  const auto& starts = g.starts;
   const bool continued = !keep.empty() && xs.piece_starts()[0] > starts[xs.piece_ids()[0]];
   if (continued) keep[0] = false;
   std::int64_t flipped = continued, any = 0;

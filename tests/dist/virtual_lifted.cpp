@@ -7,7 +7,6 @@
 // vsegids and bad input fail the same way on every rank.
 #include <doctest/doctest.h>
 
-#include <cstring>
 #include <functional>
 #include <random>
 #include <stdexcept>
@@ -25,41 +24,12 @@ namespace {
 
 // 200 segments of 0..30 elements, one of a few fold blocks (split across
 // ranks under `split`), and empty ones at the end.
-struct global_array {
-  std::vector<std::int64_t> lengths;
-  std::vector<double> data;
-  std::vector<std::int64_t> starts;  // lengths.size() + 1
-};
-
 global_array make_global() {
-  global_array g;
   std::mt19937_64 rng(11);
-  for (int s = 0; s < 200; ++s) g.lengths.push_back(s == 90 ? 2 * vseg::tuning::segmented_block + 77 : static_cast<std::int64_t>(rng() % 31));
-  for (int s = 0; s < 2; ++s) g.lengths.push_back(0);
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  g.starts.push_back(0);
-  for (auto len : g.lengths) {
-    for (std::int64_t k = 0; k < len; ++k) g.data.push_back(u(rng) * std::ldexp(1.0, static_cast<int>(rng() % 20)));
-    g.starts.push_back(g.starts.back() + len);
-  }
-  return g;
-}
-
-nested<double> distribute(const global_array& g) {
-  const auto m = static_cast<std::int64_t>(g.lengths.size());
-  const std::int64_t first = m * rank() / nranks(), last = m * (rank() + 1) / nranks();
-  variable<double> mine;
-  for (std::int64_t s = first; s < last; ++s) {
-    mine.counts.push_back(g.lengths[s]);
-    mine.data.insert(mine.data.end(), g.data.begin() + g.starts[s], g.data.begin() + g.starts[s + 1]);
-  }
-  return nested<double>::from_segments(std::move(mine), MPI_COMM_WORLD);
-}
-
-std::uint64_t bits(double x) {
-  std::uint64_t b = 0;
-  std::memcpy(&b, &x, sizeof b);
-  return b;
+  std::vector<std::int64_t> lengths;
+  for (int s = 0; s < 200; ++s) lengths.push_back(s == 90 ? 2 * vseg::tuning::segmented_block + 77 : static_cast<std::int64_t>(rng() % 31));
+  for (int s = 0; s < 2; ++s) lengths.push_back(0);
+  return random_global_array(std::move(lengths), rng);
 }
 
 // Every global element of a distributed array of g's shape, on every rank

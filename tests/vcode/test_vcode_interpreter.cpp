@@ -791,7 +791,7 @@ TEST_CASE("run: an element-wise op of a replication beside a stored vector or a 
 namespace {
 
 // A DPERMUTE whose defaults (computed first) reach it either held by it
-// alone (CPOP: scattered into in place, scatter_in_place.hpp) or with a
+// alone (CPOP: scattered into in place, permute_default_s_into) or with a
 // second reference kept below (COPY: permute_default_s's fresh copy).
 std::string dpermute_of(const std::string& defaults, const std::string& data, const std::string& index,
                         const std::string& segds, const std::string& ty, bool shared) {

@@ -185,6 +185,19 @@ void scatter_over_defaults_serial(const Targets& targets, std::int64_t n, const 
   targets.each_in_order([&](std::int64_t i, std::int64_t t) { o[t] = in[i]; });
 }
 
+// o[t] = in[i] for every pair over o's present values (the defaults), the
+// later position winning when a target repeats; an index out of range is
+// noted in the targets' first_bad. O(sources + n).
+template <class T, class Targets>
+void scatter_onto(const Targets& targets, std::int64_t n, const T* in, T* o) {
+  if (targets.sources() <= tuning::serial_cutoff) return scatter_last_wins(targets, in, o);
+  if (scatter_distinct(targets, n, in, o) || targets.bad->any()) return;
+  // A target repeats and o holds an arbitrary writer's value there: redo
+  // the targets with the last writer winning (the defaults stay untouched,
+  // as every target of the first pass is a target again).
+  scatter_last_wins(targets, in, o);
+}
+
 // o = def, then o[t] = in[i] for every pair, the later position winning when
 // a target repeats. O(sources + n).
 template <class T, class Targets>
@@ -192,15 +205,7 @@ void scatter_over_defaults(const Targets& targets, std::int64_t n, const T* def,
   if (targets.sources() <= tuning::serial_cutoff && n <= tuning::serial_cutoff)
     return scatter_over_defaults_serial(targets, n, def, in, o);
   parallel_for(n, [&](std::int64_t lo, std::int64_t hi) { std::copy(def + lo, def + hi, o + lo); });
-  if (targets.sources() <= tuning::serial_cutoff) {
-    targets.each_in_order([&](std::int64_t i, std::int64_t t) { o[t] = in[i]; });
-    return;
-  }
-  if (scatter_distinct(targets, n, in, o)) return;
-  // A target repeats and o holds an arbitrary writer's value there: redo
-  // the targets with the last writer winning (the defaults stay untouched,
-  // as every target of the first pass is a target again).
-  scatter_last_wins(targets, in, o);
+  scatter_onto(targets, n, in, o);
 }
 
 }  // namespace vseg::detail

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <span>
+#include <string_view>
 #include <type_traits>
 
 #include "vseg/array.hpp"
@@ -111,15 +112,15 @@ struct segment_targets {
 // without the marks and the count pass of scatter_over_defaults (segments
 // never share a target) and the target range is written while in cache.
 // Batcher's DPERMUTEs (2^18 sources into 2^19 targets, 8 to 2^18 segments)
-// are all of this form. An index out of its segment is noted in bad.
-// O(sources + targets).
+// are all of this form. def == nullptr: o holds the defaults already (no
+// copy). An index out of its segment is noted in bad. O(sources + targets).
 template <class T, class I>
 void scatter_over_defaults_by_segment(std::int64_t segments, uniform_layout from, uniform_layout to,
                                       const I* idx, const T* def, const T* in, T* o, first_bad& bad) {
   const std::int64_t per_task = std::max<std::int64_t>(from.each + to.each, 1);
   parallel_for(segments, std::max<std::int64_t>(1, tuning::serial_cutoff / per_task),
                [=, &bad](std::int64_t jlo, std::int64_t jhi) {
-                 std::copy(def + to.start(jlo), def + to.start(jhi), o + to.start(jlo));
+                 if (def != nullptr) std::copy(def + to.start(jlo), def + to.start(jhi), o + to.start(jlo));
                  const std::int64_t len = to.each;
                  if (from.each == 1) {  // source k is segment k: a flat loop
                    for (std::int64_t k = jlo; k < jhi; ++k) {
@@ -138,6 +139,50 @@ void scatter_over_defaults_by_segment(std::int64_t segments, uniform_layout from
                    }
                  }
                });
+}
+
+// The argument checks of permute_default_s and permute_default_s_into
+// (`targets`: the size of the defaults or of the destination). O(1).
+inline void check_permute_default_s(const char* operation, const segd& src_segd, std::int64_t data,
+                                    std::int64_t indices, const segd& dst_segd, std::string_view what,
+                                    std::int64_t targets) {
+  check_covers(operation, src_segd, data);
+  check_covers_argument(operation, src_segd.elements(), "the indices", indices);
+  check_covers_argument(operation, dst_segd.elements(), what, targets);
+  check_same_size(operation, "source segments", src_segd.segments(), "destination segments", dst_segd.segments());
+}
+
+// The scatter of permute_default_s and permute_default_s_into, after their
+// checks: o (dst_segd.elements() of them) becomes the defaults def (or keeps
+// its values when def == nullptr) with o[dst.start(j) + idx[k]] = in[k] for
+// every k of source segment j, the later k winning. Throws std::out_of_range
+// naming `operation`, the first bad position and its index for an index
+// outside its segment (o is then partly written). O(sources + targets).
+template <class T, class I>
+void scatter_default_s(const char* operation, const segd& src_segd, const T* in, std::span<const I> idx,
+                       const segd& dst_segd, const T* def, T* o) {
+  const std::int64_t n = dst_segd.elements();
+  first_bad bad;
+  with_layout(src_segd, [&](const auto& from) {
+    with_layout(dst_segd, [&](const auto& to) {
+      using SL = std::remove_cvref_t<decltype(from)>;
+      using DL = std::remove_cvref_t<decltype(to)>;
+      if constexpr (is_uniform_layout<SL> && is_uniform_layout<DL>) {
+        if (src_segd.elements() > tuning::serial_cutoff && src_segd.segments() >= 8) {
+          scatter_over_defaults_by_segment(src_segd.segments(), from, to, idx.data(), def, in, o, bad);
+          return;
+        }
+      }
+      const segment_targets<I, SL, DL> targets{src_segd.segments(), src_segd.elements(), from, idx, to, &bad};
+      if (def != nullptr) scatter_over_defaults(targets, n, def, in, o);
+      else scatter_onto(targets, n, in, o);
+    });
+  });
+  if (bad.any()) {
+    const std::int64_t k = bad.position();
+    throw_out_of_range(operation, "index ", static_cast<std::int64_t>(idx[static_cast<std::size_t>(k)]), " at position ",
+                       k, " outside its segment");
+  }
 }
 
 }  // namespace detail
@@ -186,39 +231,29 @@ template <contiguous_input R, contiguous_input Indices, contiguous_input D>
 array<element_t<R>> permute_default_s(const segd& src_segd, const R& data, const Indices& indices,
                                       const segd& dst_segd, const D& defaults) {
   using T = element_t<R>;
-  check_covers("permute_default_s", src_segd, detail::ssize(data));
-  detail::check_covers_argument("permute_default_s", src_segd.elements(), "the indices", detail::ssize(indices));
-  detail::check_covers_argument("permute_default_s", dst_segd.elements(), "the defaults", detail::ssize(defaults));
-  detail::check_same_size("permute_default_s", "source segments", src_segd.segments(),
-                          "destination segments", dst_segd.segments());
-  const std::int64_t n = dst_segd.elements();
-  auto idx = detail::as_span(indices);
-  detail::first_bad bad;
-  auto out = buffer<T>::for_overwrite(n);
-  detail::with_layout(src_segd, [&](const auto& from) {
-    detail::with_layout(dst_segd, [&](const auto& to) {
-      using SL = std::remove_cvref_t<decltype(from)>;
-      using DL = std::remove_cvref_t<decltype(to)>;
-      if constexpr (detail::is_uniform_layout<SL> && detail::is_uniform_layout<DL>) {
-        if (src_segd.elements() > tuning::serial_cutoff && src_segd.segments() >= 8) {
-          detail::scatter_over_defaults_by_segment(src_segd.segments(), from, to, idx.data(),
-                                                   detail::as_span(defaults).data(), detail::as_span(data).data(),
-                                                   out.data(), bad);
-          return;
-        }
-      }
-      const detail::segment_targets<element_t<Indices>, SL, DL> targets{src_segd.segments(), src_segd.elements(),
-                                                                    from, idx, to, &bad};
-      detail::scatter_over_defaults(targets, n, detail::as_span(defaults).data(), detail::as_span(data).data(),
-                                    out.data());
-    });
-  });
-  if (bad.any()) {
-    const std::int64_t k = bad.position();
-    detail::throw_out_of_range("permute_default_s", "index ", static_cast<std::int64_t>(idx[static_cast<std::size_t>(k)]),
-                               " at position ", k, " outside its segment");
-  }
+  static_assert(std::is_same_v<T, element_t<D>>, "permute_default_s: data and defaults must have one element type");
+  detail::check_permute_default_s("permute_default_s", src_segd, detail::ssize(data), detail::ssize(indices), dst_segd,
+                                  "the defaults", detail::ssize(defaults));
+  auto out = buffer<T>::for_overwrite(dst_segd.elements());
+  detail::scatter_default_s("permute_default_s", src_segd, detail::as_span(data).data(), detail::as_span(indices),
+                            dst_segd, detail::as_span(defaults).data(), out.data());
   return std::move(out).freeze();
+}
+
+// permute_default_s in place: destination (laid out by dst_segd) holds the
+// defaults and receives data[k] at element indices[k] of segment j for each
+// k of source segment j, the later position winning; it must not overlap
+// data or indices. Throws as permute_default_s (the destination checked as
+// the defaults are; after a bad index it is partly written).
+// O(elements + segments), no copy of the defaults.
+template <contiguous_input R, contiguous_input Indices>
+void permute_default_s_into(const segd& src_segd, const R& data, const Indices& indices, const segd& dst_segd,
+                            std::span<element_t<R>> destination) {
+  detail::check_permute_default_s("permute_default_s_into", src_segd, detail::ssize(data), detail::ssize(indices),
+                                  dst_segd, "the destination's elements", std::ssize(destination));
+  detail::scatter_default_s("permute_default_s_into", src_segd, detail::as_span(data).data(),
+                            detail::as_span(indices), dst_segd, static_cast<const element_t<R>*>(nullptr),
+                            destination.data());
 }
 
 }  // namespace vseg
