@@ -107,3 +107,25 @@ TEST_CASE("lazy reads: BPERMUTE of a replication by a lazy INDEX over one segmen
   CHECK(lazy.find("error") != std::string::npos);
   CHECK(without_line(lazy) == without_line(output_of(main_of(with(body, force)))));
 }
+
+TEST_CASE("lazy reads: PACK of a replication, a DIST or an INDEX gives the written-out results") {
+  const std::string one = "CONST INT (20000)\nMAKE_SEGDES\n";
+  // R's 5000 segments of 4, its segments of 5 (segment ends not at the
+  // virtual ones'), and one segment; the pack leaves the data and the
+  // descriptor's lengths, printed.
+  const std::string fours = ints(5000, [](std::int64_t) { return 4; }) + "MAKE_SEGDES\n";
+  for (const std::string& s : {fours, fives, one}) {
+    check_same(r_vec + flags + s + "PACK FLOAT\nLENGTHS\n");
+    check_same(dist_vec + flags + s + "PACK INT\nLENGTHS\n");
+    check_same(index_vec + flags + s + "PACK INT\nLENGTHS\n");
+  }
+  // The first kept elements: R's 0.3 1.7 -2.1 (positions 0-2), then 0.05 0.3 1.7 (7-9).
+  CHECK(output_of(main_of(with(r_vec + flags + one + "PACK FLOAT\nPOP 1 0\n", "")))
+            .find("( 3.00000000000000e-01 1.70000000000000e+00 -2.10000000000000e+00 5.00000000000000e-02 ") == 0);
+  // Flags one short: the written-out error.
+  const std::string short_flags = "CONST BOOL (T)\nCONST INT (19999)\nMAKE_SEGDES\nDIST BOOL\n";
+  const std::string body = r_vec + short_flags + one + "PACK FLOAT\n";
+  const std::string lazy = output_of(main_of(with(body, "")));
+  CHECK(lazy.find("error") != std::string::npos);
+  CHECK(without_line(lazy) == without_line(output_of(main_of(with(body, force)))));
+}
