@@ -26,7 +26,7 @@ namespace vseg::vcode::detail {
 inline constexpr std::int64_t pack_block = 4096;
 
 // Whether pack_blockwise reads v: a lazy form that is cheap to read again
-// (a replication, a DIST, an INDEX) over at least `min` elements.
+// (a replication, a DIST, an INDEX) over at least `min` elements. O(1).
 inline bool pack_reads_lazily(const value& v, std::int64_t min) noexcept {
   const lazy_vector* l = v.lazy();
   return l != nullptr && v.length() >= min &&

@@ -18,7 +18,7 @@ namespace vseg::vcode::detail {
 inline constexpr std::int64_t select_block = 4096;
 
 // Whether select_blockwise is worth it: one alternative lazy, the other
-// lazy or stored (a splat pair is left to the plain SELECT).
+// lazy or stored (a splat pair is left to the plain SELECT). O(1).
 inline bool select_reads_lazily(const value& a, const value& b) noexcept {
   return (a.lazy() != nullptr || b.lazy() != nullptr) && (a.lazy() != nullptr || a.is_stored()) &&
          (b.lazy() != nullptr || b.is_stored());
