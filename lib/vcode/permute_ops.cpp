@@ -11,6 +11,7 @@
 #include <variant>
 
 #include "machine.hpp"
+#include "pack_lazy.hpp"
 #include "scalar.hpp"
 #include "value.hpp"
 #include "vseg/detail/first_bad.hpp"
@@ -235,6 +236,17 @@ void machine::dist() {  // values segd
 
 template <class T>
 void machine::pack() {  // data flags segd -> data segd
+  if (at(2).which() == vec_of<T>::kind && pack_reads_lazily(at(2), lazy_min)) {
+    const std::int64_t n = at(2).length();
+    const bool_vec& flags = bools(3, 2);
+    const segd& s = segdes(3, 3);
+    same_length(n, flags.size(), "the data", "the flags");
+    covers(s, n, "the data");
+    auto r = pack_blockwise<T>(s, at(2), flags.span());
+    drop(3);
+    push(wrap_value(std::move(r.data)));
+    return push(value{std::move(r.descriptor)});
+  }
   const auto& data = vec<T>(3, 1);
   const bool_vec& flags = bools(3, 2);
   const segd& s = segdes(3, 3);

@@ -398,14 +398,16 @@ bool machine::bpermute_replicated() {  // data index src_segd dst_segd
   const replicated* r = replication_of(at(3));
   if (r == nullptr || at(3).which() != vec_of<T>::kind) return false;
   const segd& src = segdes(4, 3);
-  const int_vec& index = ints(4, 2);
-  const segd& dst = segdes(4, 4);
+  if (at(2).which() != value::int_) (void)ints(4, 2);  // reports the index's kind
   const bool by_virtual_segment = same_layout(src, *r);
   // Segments other than the virtual ones (NESL's flatten of the copies of
   // a nested vector reads each copy whole): each element is found in the
   // replication by a binary search, O(log V), when the gather reads a small
-  // part of it; a large one materialises it (plain BPERMUTE).
-  if (!by_virtual_segment && (src.elements() != at(3).length() || index.size() > at(3).length() / 4)) return false;
+  // part of it; a large one is left to bpermute_by_index (a lazy INDEX, the
+  // index not written out here) or the plain BPERMUTE.
+  if (!by_virtual_segment && (src.elements() != at(3).length() || at(2).length() > at(3).length() / 4)) return false;
+  const int_vec& index = ints(4, 2);
+  const segd& dst = segdes(4, 4);
   covers(dst, index.size(), "the indices");
   same_length(src.segments(), dst.segments(), "the source descriptor", "the destination descriptor");
   const T* phys = r->physical->as<array<T>>().data();
@@ -468,13 +470,16 @@ bool machine::bpermute_by_index() {  // data index src_segd dst_segd
   const bool by_segment = same_lengths(a->shape, at(0).as<segd>());
   if (!by_segment && (at(0).as<segd>().segments() != 1 || at(0).as<segd>().elements() != a->shape.elements()))
     return false;
-  const auto& data = vec<T>(4, 1);
+  // A replication (the flattened copies Delaunay gathers from) is read
+  // where its physical copy is, a segment's run at a time: not written out.
+  const value& source = at(3);
+  const bool from_replication = source.which() == vec_of<T>::kind && replication_of(source) != nullptr;
+  const T* d = from_replication ? nullptr : vec<T>(4, 1).data();
   const segd& src = segdes(4, 3);
   const segd& dst = segdes(4, 4);
-  covers(src, data.size(), "the data");
+  covers(src, at(3).length(), "the data");  // at(3): vec() may have replaced the entry
   same_length(src.segments(), dst.segments(), "the source descriptor", "the destination descriptor");
   const segd& shape = a->shape;
-  const T* d = data.data();
   const std::int32_t* starts = a->starts.data();
   const std::int32_t* strides = a->strides.data();
   auto out = buffer<T>::for_overwrite(shape.elements());
@@ -494,8 +499,15 @@ bool machine::bpermute_by_index() {  // data index src_segd dst_segd
         bad.store(true, std::memory_order_relaxed);
         return;
       }
-      const T* from = d + src.start(from_segment) + first;
       T* to = o + shape.start(t);
+      const std::int64_t at_first = src.start(from_segment) + first;
+      if (from_replication) {
+        if (step == 1) write_range<T>(source, at_first, at_first + len, to);
+        else
+          for (std::int64_t r = 0; r < len; ++r) to[r] = element_at<T>(source, at_first + r * step);
+        continue;
+      }
+      const T* from = d + at_first;
       for (std::int64_t r = 0; r < len; ++r) to[r] = from[r * step];
     }
   });
