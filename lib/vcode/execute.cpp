@@ -21,7 +21,6 @@
 #include "lcg48.hpp"
 #include "machine.hpp"
 #include "scalar.hpp"
-#include "select_lazy.hpp"
 #include "value.hpp"
 #include "vseg/detail/parallel.hpp"
 #include "vseg/flat/map.hpp"
@@ -127,16 +126,6 @@ void machine::compare(const instruction& ins, F f) {
 template <class T>
 void machine::select_typed() {
   const bool_vec& flags = bools(3, 1);
-  // Lazy alternatives (Delaunay's INDEX and DIST) read block by block, not written out first.
-  if (at(1).which() == vec_of<T>::kind && at(0).which() == vec_of<T>::kind && select_reads_lazily(at(1), at(0))) {
-    const std::int64_t n = std::ssize(flags);
-    for (const std::size_t depth : {1, 0})
-      if (at(depth).length() < n)
-        fail("vector length mismatch: argument 1 has " + std::to_string(n) + " elements, argument " +
-             (depth == 1 ? "2" : "3") + " has " + std::to_string(at(depth).length()));
-    room_for<T>(3, n);
-    return finish(3, wrap_value(select_blockwise<T>(flags.data(), n, at(1), at(0))));
-  }
   const auto& a = vec<T>(3, 2);
   const auto& b = vec<T>(3, 3);
   for (const auto* later : {&a, &b})

@@ -1,7 +1,8 @@
-// Tests of operations that read a lazy argument where it is instead of
-// writing it out first: SELECT over a lazy INDEX, DIST or replication
-// (lib/vcode/select_lazy.hpp) and BPERMUTE of a replication by a lazy
-// INDEX over one segment (machine::bpermute_by_index). Each program is run
+// Tests of operations on lazy arguments: BPERMUTE of a replication by a
+// lazy INDEX over one segment reads the physical copy
+// (machine::bpermute_by_index), PACK of a lazy value packs it where it is,
+// and SELECT over a lazy INDEX, DIST or replication (which writes them out:
+// reading them in place measured no faster). Each program is run
 // as written and with its lazy arguments written out first (PAIR writes
 // both its parts out), and must print the same.
 #include <doctest/doctest.h>
