@@ -236,6 +236,7 @@ void machine::dist() {  // values segd
 
 template <class T>
 void machine::pack() {  // data flags segd -> data segd
+  need(3);
   if (at(2).which() == vec_of<T>::kind && pack_reads_lazily(at(2), lazy_min)) {
     const std::int64_t n = at(2).length();
     const bool_vec& flags = bools(3, 2);

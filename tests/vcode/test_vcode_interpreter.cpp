@@ -160,6 +160,43 @@ TEST_CASE("run: WRITE goes to the error stream and leaves a status") {
   CHECK(o.out == "( )\n( T )\n( )\n( T )\n");
 }
 
+TEST_CASE("run: every operation short of arguments is a stack underflow, whatever its fast paths read") {
+  // Each operation runs on k = 0..6 values; the values are lazy DISTs
+  // (20,000 INTs), which send operations down their lazy paths. Every run
+  // either finishes or throws vcode::error (a crash fails the binary), and
+  // the k that underflow are 0..arity-1: a path that reads a value before
+  // checking the depth (PACK's lazy path once did) crashes or breaks this.
+  const std::string lazy = "CONST INT 3\nCONST SEGDES 20000\nDIST INT\n";
+  const char* ops[] = {"PACK INT",      "PERMUTE INT",  "DPERMUTE INT", "FPERMUTE INT", "BPERMUTE INT",
+                       "BFPERMUTE INT", "DFPERMUTE INT", "EXTRACT INT", "REPLACE INT",  "DIST INT",
+                       "INDEX",         "RANK_UP INT",  "SELECT INT",   "+_SCAN INT",   "+_REDUCE INT",
+                       "+ INT",         "NOT INT",      "LENGTHS",      "LENGTH INT",   "MAKE_SEGDES",
+                       "RSHIFT",        "B_TO_I",       "I_TO_F",       "RAND"};
+  for (const char* op : ops) {
+    CAPTURE(op);
+    int underflows = 0;
+    bool past_arity = false;
+    for (int k = 0; k <= 6; ++k) {
+      std::string body;
+      for (int i = 0; i < k; ++i) body += lazy;
+      bool underflow = false;
+      try {
+        run_text(main_of(body + op + "\n"));
+      } catch (const error& e) {
+        underflow = std::string(e.what()).find("stack underflow") != std::string::npos;
+      }
+      if (underflow) {
+        CHECK_FALSE(past_arity);  // no underflow with more values than a run that had enough
+        ++underflows;
+      } else {
+        past_arity = true;
+      }
+    }
+    CHECK(underflows >= 1);  // with no value every operation here underflows
+    CHECK(past_arity);       // and with 6 values none does
+  }
+}
+
 TEST_CASE("run: run-time errors name the line and never crash") {
   auto line_of = [](const std::string& src) {
     try {
