@@ -49,4 +49,16 @@ inline std::string without_line(const std::string& out) {
 // A program whose main function is body.
 inline std::string main_of(const std::string& body) { return "FUNC MAIN\n" + body + "RET\n"; }
 
+// Writes the top entry out: PAIR materialises both parts, UNPAIR and POP
+// leave the first. Tests run a program with each "F\n" marker replaced by
+// write_top_out and by nothing, and compare (lazy values against written-out ones).
+inline const std::string write_top_out = "COPY 1 0\nPAIR\nUNPAIR\nPOP 1 0\n";
+
+// Every "F\n" in body replaced by f.
+inline std::string with(std::string body, const std::string& f) {
+  for (std::size_t at = body.find("F\n"); at != std::string::npos; at = body.find("F\n", at + f.size()))
+    body.replace(at, 2, f);
+  return body;
+}
+
 }  // namespace vseg::vcode::testing

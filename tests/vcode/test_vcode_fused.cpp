@@ -17,17 +17,6 @@ using namespace vseg::vcode::testing;
 
 namespace {
 
-// Writes the top entry out: PAIR materialises both parts, UNPAIR and POP
-// leave the first.
-const std::string force = "COPY 1 0\nPAIR\nUNPAIR\nPOP 1 0\n";
-
-// Every "F\n" in body replaced by f.
-std::string with(std::string body, const std::string& f) {
-  for (std::size_t at = body.find("F\n"); at != std::string::npos; at = body.find("F\n", at + f.size()))
-    body.replace(at, 2, f);
-  return body;
-}
-
 // R: (0.3 1.7 -2.1 0.05) replicated 5000 times (NESL's DIST, INDEX,
 // PERMUTE: virtual segments over one copy); L: a lazy DIST of four values
 // over segments of 5000 (n-body's `b` beside its replicated bodies).
@@ -60,7 +49,7 @@ TEST_CASE("fused: n-body's expression over a replication gives the written-out r
   for (const std::string& tail : tails) {
     CAPTURE(tail);
     const std::string fused = output_of(main_of(with(nbody_element + tail, "")));
-    CHECK(fused == output_of(main_of(with(nbody_element + tail, force))));
+    CHECK(fused == output_of(main_of(with(nbody_element + tail, write_top_out))));
     CHECK(fused.find("error") == std::string::npos);
   }
   // The first element: (0.3 * (0.1 - 0.3)) / (1.0 + (0.1 - 0.3)^2).
@@ -74,10 +63,10 @@ TEST_CASE("fused: a short second operand and a bad descriptor are the same error
   // L - R where R is one element short, and a reduction by 3 segments of 5000.
   const std::string short_r = "CONST FLOAT (0.5)\nCONST INT (19999)\nMAKE_SEGDES\nDIST FLOAT\nCOPY 1 0\nPAIR\nUNPAIR\nPOP 1 0\n";
   const std::string a = l_vec + short_r + "- FLOAT\nF\n";
-  CHECK(without_line(output_of(main_of(with(a, "")))) == without_line(output_of(main_of(with(a, force)))));
+  CHECK(without_line(output_of(main_of(with(a, "")))) == without_line(output_of(main_of(with(a, write_top_out)))));
   CHECK(output_of(main_of(with(a, ""))).find("vector length mismatch") != std::string::npos);
   const std::string b = nbody_element + "CONST INT (5000 5000 5000)\nMAKE_SEGDES\n+_REDUCE FLOAT\n";
-  CHECK(without_line(output_of(main_of(with(b, "")))) == without_line(output_of(main_of(with(b, force)))));
+  CHECK(without_line(output_of(main_of(with(b, "")))) == without_line(output_of(main_of(with(b, write_top_out)))));
   CHECK(output_of(main_of(with(b, ""))).find("the segment descriptor covers 15000") != std::string::npos);
 }
 
@@ -90,7 +79,7 @@ TEST_CASE("fused: -m counts the operands a deferred op holds, not the elements i
   run_options small;
   small.memory_words = 40000;
   CHECK(output_of(sum, small) == output_of(sum));
-  CHECK(output_of(main_of(with(nbody_element + segments + "+_REDUCE FLOAT\n", force)), small)
+  CHECK(output_of(main_of(with(nbody_element + segments + "+_REDUCE FLOAT\n", write_top_out)), small)
             .find("memory limit exceeded") != std::string::npos);
 }
 
@@ -111,12 +100,12 @@ TEST_CASE("fused: a lazy DIST over short and empty segments reads each segment's
   const std::string body = values + lengths + "DIST FLOAT\nF\n" + r_vec + "- FLOAT\nF\nCOPY 1 0\n* FLOAT\nF\n";
   const std::string fused = output_of(main_of(with(body, "")));
   CHECK(fused.find("error") == std::string::npos);
-  CHECK(fused == output_of(main_of(with(body, force))));
+  CHECK(fused == output_of(main_of(with(body, write_top_out))));
   // The DIST as the second operand: R - L.
   const std::string second = r_vec + values + lengths + "DIST FLOAT\nF\n- FLOAT\nF\n";
   const std::string fused_second = output_of(main_of(with(second, "")));
   CHECK(fused_second.find("error") == std::string::npos);
-  CHECK(fused_second == output_of(main_of(with(second, force))));
+  CHECK(fused_second == output_of(main_of(with(second, write_top_out))));
   // Segment 0 is empty; segment 1 (7 elements) holds 1.0: (1.0 - 0.3)^2 first.
   char first[64];
   std::snprintf(first, sizeof first, "( %.14e ", (1.0 - 0.3) * (1.0 - 0.3));

@@ -17,17 +17,6 @@ using namespace vseg::vcode::testing;
 
 namespace {
 
-// Writes the top entry out: PAIR materialises both parts, UNPAIR and POP
-// leave the first.
-const std::string force = "COPY 1 0\nPAIR\nUNPAIR\nPOP 1 0\n";
-
-// Every "F\n" in body replaced by f.
-std::string with(std::string body, const std::string& f) {
-  for (std::size_t at = body.find("F\n"); at != std::string::npos; at = body.find("F\n", at + f.size()))
-    body.replace(at, 2, f);
-  return body;
-}
-
 // A CONST INT of count values, value i = f(i).
 template <class F>
 std::string ints(std::int64_t count, F f) {
@@ -61,7 +50,7 @@ void check_same(const std::string& body) {
   CAPTURE(body.substr(0, 80));
   const std::string lazy = output_of(main_of(with(body, "")));
   CHECK(lazy.find("error") == std::string::npos);
-  CHECK(lazy == output_of(main_of(with(body, force))));
+  CHECK(lazy == output_of(main_of(with(body, write_top_out))));
 }
 
 }  // namespace
@@ -85,7 +74,7 @@ TEST_CASE("lazy reads: SELECT with a short lazy alternative is the written-out e
   const std::string lazy = output_of(main_of(with(body, "")));
   CHECK(lazy.find("vector length mismatch: argument 1 has 20000 elements, argument 3 has 19995") !=
         std::string::npos);
-  CHECK(without_line(lazy) == without_line(output_of(main_of(with(body, force)))));
+  CHECK(without_line(lazy) == without_line(output_of(main_of(with(body, write_top_out)))));
 }
 
 TEST_CASE("lazy reads: BPERMUTE of a replication by a lazy INDEX over one segment reads the physical copy") {
@@ -106,7 +95,7 @@ TEST_CASE("lazy reads: BPERMUTE of a replication by a lazy INDEX over one segmen
   const std::string body = r_vec + past + one + one + "BPERMUTE FLOAT\n";
   const std::string lazy = output_of(main_of(with(body, "")));
   CHECK(lazy.find("error") != std::string::npos);
-  CHECK(without_line(lazy) == without_line(output_of(main_of(with(body, force)))));
+  CHECK(without_line(lazy) == without_line(output_of(main_of(with(body, write_top_out)))));
 }
 
 TEST_CASE("lazy reads: PACK of a replication, a DIST or an INDEX gives the written-out results") {
@@ -128,5 +117,5 @@ TEST_CASE("lazy reads: PACK of a replication, a DIST or an INDEX gives the writt
   const std::string body = r_vec + short_flags + one + "PACK FLOAT\n";
   const std::string lazy = output_of(main_of(with(body, "")));
   CHECK(lazy.find("error") != std::string::npos);
-  CHECK(without_line(lazy) == without_line(output_of(main_of(with(body, force)))));
+  CHECK(without_line(lazy) == without_line(output_of(main_of(with(body, write_top_out)))));
 }

@@ -20,10 +20,6 @@ namespace {
 // (the programs that write a value out are longer).
 std::string printed(const std::string& src) { return without_line(output_of(src)); }
 
-// Writes the top entry out: PAIR materialises both parts, UNPAIR and POP
-// leave the first.
-const std::string force = "COPY 1 0\nPAIR\nUNPAIR\nPOP 1 0\n";
-
 // Every "TY" in s replaced by ty.
 std::string typed(std::string s, const std::string& ty) {
   for (std::size_t at = s.find("TY"); at != std::string::npos; at = s.find("TY")) s.replace(at, 2, ty);
@@ -51,7 +47,7 @@ std::string data_of(const std::string& kind, const std::string& ty) {
                   "CONST INT (1000)\nCOPY 1 2\nDIST INT\n%\n"  // S0 D0 S X0
                   "COPY 1 2\nCOPY 1 1\nCOPY 1 5\nCOPY 1 4\nBPERMUTE " + ty + "\n"  // S0 D0 S X0 G
                   "CPOP 1 1\nPOP 1 0\n";                                            // S0 D0 S G
-  if (kind == "shared_written") g += "COPY 1 0\n" + force + "POP 1 0\n";
+  if (kind == "shared_written") g += "COPY 1 0\n" + write_top_out + "POP 1 0\n";
   return g;
 }
 
@@ -92,8 +88,8 @@ TEST_CASE("slice: BPERMUTE by a flat INDEX sequence gives the elements the writt
         // 2^16 elements or more is a sequence).
         for (const auto& [start, n] : {std::pair{30007, 69993}, std::pair{0, 100000}}) {
           const std::string sliced = printed(text_of(kind, ty, start, 1, n, "", "", use));
-          CHECK(sliced == printed(text_of(kind, ty, start, 1, n, "", force, use)));
-          if (kind == "stored") CHECK(sliced == printed(text_of(kind, ty, start, 1, n, force, force, use)));
+          CHECK(sliced == printed(text_of(kind, ty, start, 1, n, "", write_top_out, use)));
+          if (kind == "stored") CHECK(sliced == printed(text_of(kind, ty, start, 1, n, write_top_out, write_top_out, use)));
           CHECK(sliced.find("error") == std::string::npos);
           CHECK(sliced.size() > 200);
         }
@@ -114,16 +110,16 @@ TEST_CASE("slice: an index sequence past the data's end, or not of step 1, is BP
     CAPTURE(kind);
     // 70000 from 30001: the last index is 100000, one past the end.
     const std::string past = printed(text_of(kind, "INT", 30001, 1, 70000, "", "", ""));
-    CHECK(past == printed(text_of(kind, "INT", 30001, 1, 70000, "", force, "")));
+    CHECK(past == printed(text_of(kind, "INT", 30001, 1, 70000, "", write_top_out, "")));
     CHECK(past.find("index 100000 at position 69999") != std::string::npos);
     // A negative start.
     const std::string negative = printed(text_of(kind, "INT", -1, 1, 70000, "", "", ""));
-    CHECK(negative == printed(text_of(kind, "INT", -1, 1, 70000, "", force, "")));
+    CHECK(negative == printed(text_of(kind, "INT", -1, 1, 70000, "", write_top_out, "")));
     CHECK(negative.find("index -1 at position 0") != std::string::npos);
     // Steps -1 and 0 (the last 70000 reversed; the last element repeated).
     for (const int step : {-1, 0}) {
       const std::string other = printed(text_of(kind, "FLOAT", 99999, step, 70000, "", "", ""));
-      CHECK(other == printed(text_of(kind, "FLOAT", 99999, step, 70000, "", force, "")));
+      CHECK(other == printed(text_of(kind, "FLOAT", 99999, step, 70000, "", write_top_out, "")));
       CHECK(other.find("error") == std::string::npos);
     }
   }
