@@ -12,11 +12,10 @@
 #include "lazy.hpp"
 #include "value.hpp"
 #include "vseg/array.hpp"
-#include "vseg/detail/merge_path.hpp"
 #include "vseg/detail/parallel.hpp"
 #include "vseg/flat/pack.hpp"
-#include "vseg/monoid.hpp"
 #include "vseg/segd.hpp"
+#include "vseg/segmented/pack.hpp"
 #include "vseg/segmented/segmented_array.hpp"
 #include "vseg/tuning.hpp"
 
@@ -34,20 +33,13 @@ inline bool pack_reads_lazily(const value& v, std::int64_t min) noexcept {
           std::holds_alternative<affine>(l->form));
 }
 
-// vseg::pack_s(s, data, f) for lazy data: the same descriptor (each
-// segment's kept count folded from the flags) and elements (each fixed
-// block's kept ones at the block's offset), the data written a block of
+// vseg::pack_s(s, data, f) for lazy data: the same descriptor
+// (vseg::detail::packed_segd) and elements (each fixed block's kept ones at
+// the block's offset, as pack_with_offsets), the data written a block of
 // scratch at a time. s covers data and f. O(elements + segments).
 template <class T>
 segmented_array<T> pack_blockwise(const segd& s, const value& data, std::span<const bool> f) {
-  auto counts = buffer<std::int64_t>::for_overwrite(s.segments());
-  vseg::detail::fold_segments<std::int64_t>(
-      s.segments(), s.elements(), [&](std::int64_t j) { return s.end(j); },
-      [&](std::int64_t, std::int64_t lo, std::int64_t hi, std::int64_t acc) {
-        for (std::int64_t k = lo; k < hi; ++k) acc += f[static_cast<std::size_t>(k)] ? 1 : 0;
-        return acc;
-      },
-      plus<std::int64_t>{}, counts.data());
+  segd descriptor = vseg::detail::packed_segd(s, f);
   std::vector<std::int64_t> offsets;
   const std::int64_t total = vseg::detail::flag_offsets(f, offsets);
   auto out = buffer<T>::for_overwrite(total);
@@ -61,7 +53,7 @@ segmented_array<T> pack_blockwise(const segd& s, const value& data, std::span<co
       to += vseg::detail::pack_range(xs, f.data() + c, 0, e - c, to);
     }
   });
-  return {segd::from_lengths(std::move(counts).freeze()), std::move(out).freeze()};
+  return {std::move(descriptor), std::move(out).freeze()};
 }
 
 }  // namespace vseg::vcode::detail

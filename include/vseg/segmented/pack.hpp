@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 
 #include "vseg/array.hpp"
 #include "vseg/detail/merge_path.hpp"
@@ -12,6 +13,25 @@
 #include "vseg/segmented/segmented_array.hpp"
 
 namespace vseg {
+
+namespace detail {
+
+// The descriptor of pack_s(s, ·, f): each segment's kept count, folded
+// straight from the flags (no array of 0/1 counts is built). s covers f.
+// O(elements + segments).
+inline segd packed_segd(const segd& s, std::span<const bool> f) {
+  auto counts = buffer<std::int64_t>::for_overwrite(s.segments());
+  fold_segments<std::int64_t>(
+      s.segments(), s.elements(), [&](std::int64_t j) { return s.end(j); },
+      [&](std::int64_t, std::int64_t lo, std::int64_t hi, std::int64_t acc) {
+        for (std::int64_t k = lo; k < hi; ++k) acc += f[static_cast<std::size_t>(k)] ? 1 : 0;
+        return acc;
+      },
+      plus<std::int64_t>{}, counts.data());
+  return segd::from_lengths(std::move(counts).freeze());
+}
+
+}  // namespace detail
 
 // Per segment, the elements whose flag is true, with the new descriptor.
 // Throws std::invalid_argument unless s covers data and flags.
@@ -51,17 +71,7 @@ segmented_array<element_t<R>> pack_s(const segd& s, const R& data, const Flags& 
     return {segd::from_lengths(std::move(counts).freeze()),
             detail::pack_with_offsets<T>(detail::as_span(data), f, offsets, total)};
   }
-  // The kept count of every segment, folded straight from the flags (no
-  // array of 0/1 counts is built).
-  auto counts = buffer<std::int64_t>::for_overwrite(s.segments());
-  detail::fold_segments<std::int64_t>(
-      s.segments(), s.elements(), [&](std::int64_t j) { return s.end(j); },
-      [&](std::int64_t, std::int64_t lo, std::int64_t hi, std::int64_t acc) {
-        for (std::int64_t k = lo; k < hi; ++k) acc += f[static_cast<std::size_t>(k)] ? 1 : 0;
-        return acc;
-      },
-      plus<std::int64_t>{}, counts.data());
-  return {segd::from_lengths(std::move(counts).freeze()), pack(data, flags)};
+  return {detail::packed_segd(s, f), pack(data, flags)};
 }
 
 }  // namespace vseg
