@@ -16,13 +16,14 @@
 //                         of x fetched through a gather plan built once per
 //                         (indices, placement of x) and cached
 //   pack                  local, optionally rebalanced (reshard to balanced);
-//                         under split, resharded to split (vseg/dist/pack.hpp)
+//                         under split, resharded to split; seen through
+//                         vsegids, the flagged vsegids kept (vseg/dist/pack.hpp)
 //
 // The lifted operations work on the pieces one to one. On an array whose
 // vsegids were replicated or expanded (virtual segments naming physical
 // segments, maybe on other ranks), map, scan_s and index_l work on the
 // physical segments only and keep the vsegids (no message, no element
-// copied, as DPH); zip_with needs both operands' vsegids equal
+// copied, as DPH), pack keeps the flagged ones and reshard carries them over; zip_with needs both operands' vsegids equal
 // (detail/virtual_layout.hpp); fold_s and sum_s fold the pieces and gather
 // one value per vsegid (detail/virtual_fold.hpp).
 #pragma once
