@@ -1,9 +1,12 @@
-// The 2D process mesh and the plan of its row fold (see vseg/dist/mesh.hpp).
+// The 2D process mesh and the plans of its row fold (see vseg/dist/mesh.hpp)
+// and row scan (vseg/dist/detail/scan_chain.hpp).
 #include "vseg/dist/mesh.hpp"
 
 #include <algorithm>
 #include <limits>
 #include <string>
+
+#include "vseg/dist/detail/scan_chain.hpp"
 
 namespace vseg::dist {
 
@@ -67,11 +70,48 @@ inline bool uncut(std::int64_t step, std::int64_t length) {
   return p.index == 0 && p.last == length && piece_at(step, length, length).index == 0;
 }
 
+// Per local row of a mesh block: this rank's elements of it, its length
+// over the process row, this rank's offset in it, and the merge step of its
+// first element in the whole matrix.
+struct row_positions {
+  std::vector<std::int64_t> mine, length, offset, step;
+};
+
+// The positions of a block's local rows (of the given lengths). Collective
+// over the mesh: one MPI_Allreduce and one MPI_Exscan on the process row
+// (each row's length and this rank's offset in it), one MPI_Exscan on the
+// process column (the rows and elements of the row blocks above). O(rows).
+row_positions locate_rows(const process_mesh& mesh, const array<std::int64_t>& lengths) {
+  const std::int64_t rows = lengths.size();
+  const auto n = static_cast<std::size_t>(rows);
+  row_positions at{{lengths.begin(), lengths.end()}, std::vector<std::int64_t>(n, 0),
+                   std::vector<std::int64_t>(n, 0), std::vector<std::int64_t>(n)};
+  const int count = static_cast<int>(rows);
+  check_mpi(MPI_Allreduce(at.mine.data(), at.length.data(), count, MPI_INT64_T, MPI_SUM, mesh.row_comm()),
+            "MPI_Allreduce");
+  check_mpi(MPI_Exscan(at.mine.data(), at.offset.data(), count, MPI_INT64_T, MPI_SUM, mesh.row_comm()),
+            "MPI_Exscan");
+  if (mesh.col() == 0) std::fill(at.offset.begin(), at.offset.end(), 0);  // Exscan leaves rank 0's undefined
+  // The row blocks above this one: their rows and elements.
+  std::int64_t block[2] = {rows, 0}, above[2] = {0, 0};
+  for (const std::int64_t len : at.length) block[1] += len;
+  check_mpi(MPI_Exscan(block, above, 2, MPI_INT64_T, MPI_SUM, mesh.col_comm()), "MPI_Exscan");
+  if (mesh.row() == 0) above[0] = above[1] = 0;
+  // Row r's first element is merge step (its global element) + (its global row).
+  std::int64_t element = above[1];
+  for (std::size_t r = 0; r < n; ++r) {
+    at.step[r] = element + above[0] + static_cast<std::int64_t>(r);
+    element += at.length[r];
+  }
+  return at;
+}
+
+// The chunks a chain cuts `rows` rows into: chain_chunks, fewer for fewer rows; O(1).
+std::int64_t chain_chunk_count(std::int64_t rows) { return std::max<std::int64_t>(1, std::min(rows, chain_chunks)); }
+
 // The chain of mesh_fold::serial (detail/mesh_chain.hpp) for a block whose
-// local rows have the given lengths. Collective over the mesh: one
-// MPI_Allreduce and one MPI_Exscan on the process row (each row's length
-// and this rank's offset in it), one MPI_Exscan on the process column (the
-// rows and elements of the row blocks above). O(rows).
+// local rows have the given lengths. Collective over the mesh: locate_rows'.
+// O(rows).
 std::shared_ptr<const row_chain> plan_chain(const process_mesh& mesh, const array<std::int64_t>& lengths) {
   auto c = std::make_shared<row_chain>();
   const std::int64_t rows = lengths.size();
@@ -79,27 +119,12 @@ std::shared_ptr<const row_chain> plan_chain(const process_mesh& mesh, const arra
   c->col = mesh.col();
   c->cols = mesh.cols();
   c->row_comm = mesh.row_comm();
-  // Per local row: this rank's elements of it, its length over the process
-  // row, this rank's offset in it, and the merge step of its first element
-  // in the whole matrix.
-  std::vector<std::int64_t> mine(lengths.begin(), lengths.end()), length(n, 0), offset(n, 0), step_of(n);
-  const int count = static_cast<int>(rows);
-  check_mpi(MPI_Allreduce(mine.data(), length.data(), count, MPI_INT64_T, MPI_SUM, mesh.row_comm()),
-            "MPI_Allreduce");
-  check_mpi(MPI_Exscan(mine.data(), offset.data(), count, MPI_INT64_T, MPI_SUM, mesh.row_comm()), "MPI_Exscan");
-  if (mesh.col() == 0) std::fill(offset.begin(), offset.end(), 0);  // Exscan leaves rank 0's undefined
-  // The row blocks above this one: their rows and elements.
-  std::int64_t block[2] = {rows, 0}, above[2] = {0, 0};
-  for (const std::int64_t len : length) block[1] += len;
-  check_mpi(MPI_Exscan(block, above, 2, MPI_INT64_T, MPI_SUM, mesh.col_comm()), "MPI_Exscan");
-  if (mesh.row() == 0) above[0] = above[1] = 0;
-  // Row r's first element is merge step (its global element) + (its global row).
-  std::int64_t element = above[1];
-  for (std::size_t r = 0; r < n; ++r) {
-    step_of[r] = element + above[0] + static_cast<std::int64_t>(r);
-    element += length[r];
-  }
-  const std::int64_t chunks = std::max<std::int64_t>(1, std::min(rows, chain_chunks));
+  const row_positions at = locate_rows(mesh, lengths);
+  const std::vector<std::int64_t>& mine = at.mine;
+  const std::vector<std::int64_t>& length = at.length;
+  const std::vector<std::int64_t>& offset = at.offset;
+  const std::vector<std::int64_t>& step_of = at.step;
+  const std::int64_t chunks = chain_chunk_count(rows);
   c->kind.reserve(n);
   c->sends.reserve(n);
   c->chunk_at.push_back(0);
@@ -152,6 +177,45 @@ std::shared_ptr<const row_chain> plan_chain(const process_mesh& mesh, const arra
 }
 
 }  // namespace
+
+std::shared_ptr<const scan_chain_plan> plan_scan_chain(const process_mesh& mesh, const array<std::int64_t>& lengths) {
+  auto c = std::make_shared<scan_chain_plan>();
+  const std::int64_t rows = lengths.size();
+  row_positions at = locate_rows(mesh, lengths);
+  c->col = mesh.col();
+  c->row_comm = mesh.row_comm();
+  c->in_at.reserve(static_cast<std::size_t>(rows));
+  c->out_at.reserve(static_cast<std::size_t>(rows));
+  // At most 5 values a row, chunks of at most rows / 8 + 1 rows: the int
+  // counts of MPI hold (plan_row_fold refuses blocks past INT_MAX / 4 rows).
+  const std::int64_t chunks = chain_chunk_count(rows);
+  c->chunk_at.push_back(0);
+  for (std::int64_t k = 0; k < chunks; ++k) {
+    std::int64_t in = 0, out = 0;
+    char relays = 0;
+    const std::int64_t chunk_end = equal_part_start(rows, chunks, k + 1);
+    for (std::int64_t r = equal_part_start(rows, chunks, k); r < chunk_end; ++r) {
+      const auto u = static_cast<std::size_t>(r);
+      const std::int64_t step = at.step[u], len = at.length[u], a = at.offset[u], b = a + at.mine[u];
+      // Begun on an earlier process column / going on on a later one.
+      const std::int64_t in_width = a > 0 && a < len ? scan_state_width(step, len, a) : 0;
+      const std::int64_t out_width = b > 0 && b < len ? scan_state_width(step, len, b) : 0;
+      c->in_at.push_back(in_width > 0 ? in : -1);
+      c->out_at.push_back(out_width > 0 ? out : -1);
+      if (in_width > 0 && out_width > 0) relays = 1;
+      in += in_width;
+      out += out_width;
+    }
+    c->chunk_at.push_back(chunk_end);
+    c->in_count.push_back(static_cast<int>(in));
+    c->out_count.push_back(static_cast<int>(out));
+    c->relays.push_back(relays);
+  }
+  c->step = std::move(at.step);
+  c->length = std::move(at.length);
+  c->offset = std::move(at.offset);
+  return c;
+}
 
 std::shared_ptr<const row_fold> plan_row_fold(std::shared_ptr<const process_mesh> mesh,
                                               const array<std::int64_t>& lengths, mesh_fold order) {

@@ -247,9 +247,10 @@ array<typename A::value_type> sum_s(const A& a) {
 // Per segment, the exclusive scan with the monoid, the same bits as
 // vseg::scan_s on the whole array on one node; same placement. Local unless
 // the spec is `split` (then one MPI_Allgather and one MPI_Allgatherv); on a
-// mesh block, each row scanned whole at its owner and sent back
-// (detail/mesh_scan.hpp). With replicated or expanded vsegids, each
-// physical segment is scanned once and the vsegids kept (DPH's way).
+// mesh block, each row's scan continued along the process row from the
+// state the previous process column passes on (detail/mesh_scan.hpp).
+// With replicated or expanded vsegids, each physical segment is scanned
+// once and the vsegids kept (DPH's way).
 // O(local elements + pieces + virtual segments).
 template <class T, class Monoid>
 nested<T> scan_s(const nested<T>& xs, const Monoid& mon) {
@@ -259,7 +260,7 @@ nested<T> scan_s(const nested<T>& xs, const Monoid& mon) {
     return detail::nested_access::make_virtual<T>(detail::nested_access::where(scanned), scanned.pieces(), xs,
                                                   detail::nested_access::virtual_of(xs));
   }
-  // On mesh blocks (every block has the plan): the rows scanned at their owners (detail/mesh_scan.hpp).
+  // On mesh blocks (every block has the plan): the rows' scans chained along the process row (detail/mesh_scan.hpp).
   if (detail::nested_access::where(xs)->across) return detail::scan_mesh(xs, mon);
   const vseg::nested<T>& local = xs.pieces();
   const auto [lengths, data] = detail::nested_access::contiguous(xs);
