@@ -90,6 +90,16 @@ void check_same_everywhere(const std::string& message) {
   for (const auto& m : messages) CHECK(std::string(m.begin(), m.end()) == message);
 }
 
+// The global array of make_global, its single-node form and segment sums,
+// and the array distributed (equal segment counts).
+struct reference {
+  global_array g = make_global();
+  vseg::nested<double> whole =
+      vseg::nested<double>::from_lengths(vseg::array<std::int64_t>(g.lengths), vseg::array<double>(g.data));
+  vseg::array<double> serial_sums = vseg::sum_s(whole);
+  nested<double> xs = distribute(g);
+};
+
 // Counts the sums whose bits differ from the serial sum of the physical
 // segment each vsegid names (and a count mismatch).
 std::int64_t sum_differences(const vseg::array<double>& sums, const nested<double>& vs,
@@ -252,10 +262,8 @@ TEST_CASE("index_l(replicate(n, x), is) with is's vsegids replicated or expanded
 // sent but the flag counts' agreement; rebalance::yes takes the kept
 // virtual segments as segments of their own, balanced.
 TEST_CASE("pack of replicated or expanded vsegids: the flagged vsegids over the same pieces") {
-  const auto g = make_global();
-  const auto whole = vseg::nested<double>::from_lengths(vseg::array<std::int64_t>(g.lengths), vseg::array<double>(g.data));
-  const auto serial_sums = vseg::sum_s(whole);
-  const auto xs = distribute(g);
+  const reference ref;
+  const auto& [g, whole, serial_sums, xs] = ref;
   auto rng = rng_for(17, rank());
   for (const auto& spec : all_specs()) {
     CAPTURE(spec);
@@ -321,10 +329,8 @@ TEST_CASE("pack of vsegids: a wrong flag count on one rank fails the same way on
 // carry over, so the virtual segments are the same segments after it; the
 // planned reshard sends what it sends without vsegids.
 TEST_CASE("reshard of replicated or expanded vsegids: the same virtual segments under every spec") {
-  const auto g = make_global();
-  const auto whole = vseg::nested<double>::from_lengths(vseg::array<std::int64_t>(g.lengths), vseg::array<double>(g.data));
-  const auto serial_sums = vseg::sum_s(whole);
-  const auto xs = distribute(g);
+  const reference ref;
+  const auto& [g, whole, serial_sums, xs] = ref;
   for (const auto& from : all_specs())
     for (const auto& vs : virtual_views(xs.reshard(from)))
       for (const auto& to : all_specs()) {

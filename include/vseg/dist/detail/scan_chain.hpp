@@ -24,8 +24,7 @@
 
 #include "vseg/array.hpp"
 #include "vseg/detail/parallel.hpp"
-#include "vseg/dist/datatype.hpp"
-#include "vseg/dist/detail/exchange.hpp"
+#include "vseg/dist/detail/chain_messages.hpp"
 #include "vseg/dist/detail/mesh_chain.hpp"
 
 namespace vseg::dist {
@@ -158,36 +157,20 @@ void scan_chunk_rows(const scan_chain_plan& c, std::int64_t first, std::int64_t 
 template <class T, class Monoid>
 void scan_chain(const scan_chain_plan& c, const T* data, const std::int64_t* row_start, const Monoid& mon, T* out) {
   const auto chunks = c.chunk_at.size() - 1;
-  std::vector<std::vector<T>> received(chunks), sent(chunks);
-  std::vector<MPI_Request> arriving(chunks, MPI_REQUEST_NULL), requests;
-  for (std::size_t k = 0; k < chunks; ++k) {
-    sent[k].resize(static_cast<std::size_t>(c.out_count[k]));
-    if (c.in_count[k] == 0) continue;
-    received[k].resize(static_cast<std::size_t>(c.in_count[k]));
-    check_mpi(MPI_Irecv(received[k].data(), c.in_count[k], datatype<T>(), c.col - 1, static_cast<int>(k),
-                        c.row_comm, &arriving[k]),
-              "MPI_Irecv");
-  }
-  const auto send = [&](std::size_t k) {
-    if (c.out_count[k] == 0) return;
-    requests.emplace_back();
-    check_mpi(MPI_Isend(sent[k].data(), c.out_count[k], datatype<T>(), c.col + 1, static_cast<int>(k), c.row_comm,
-                        &requests.back()),
-              "MPI_Isend");
-  };
+  chain_messages<T> messages(c.in_count, c.out_count, c.col, c.row_comm);
   for (std::size_t k = 0; k < chunks; ++k) {  // the rows that need no state
-    scan_chunk_rows(c, c.chunk_at[k], c.chunk_at[k + 1], chain_rows::independent, data, row_start, received[k].data(), sent[k].data(),
-                    out, mon);
-    if (!c.relays[k]) send(k);
+    scan_chunk_rows<T>(c, c.chunk_at[k], c.chunk_at[k + 1], chain_rows::independent, data, row_start, nullptr,
+                    messages.sent(k), out, mon);
+    if (!c.relays[k]) messages.send(k);
   }
   for (std::size_t k = 0; k < chunks; ++k) {  // the rows waiting for a state, as the states arrive
     if (c.in_count[k] == 0) continue;
-    check_mpi(MPI_Wait(&arriving[k], MPI_STATUS_IGNORE), "MPI_Wait");
-    scan_chunk_rows(c, c.chunk_at[k], c.chunk_at[k + 1], chain_rows::waiting, data, row_start, received[k].data(), sent[k].data(),
-                    out, mon);
-    if (c.relays[k]) send(k);
+    messages.wait(k);
+    scan_chunk_rows<T>(c, c.chunk_at[k], c.chunk_at[k + 1], chain_rows::waiting, data, row_start, messages.received(k),
+                    messages.sent(k), out, mon);
+    if (c.relays[k]) messages.send(k);
   }
-  check_mpi(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+  messages.finish();
 }
 
 }  // namespace vseg::dist::detail
