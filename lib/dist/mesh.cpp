@@ -1,9 +1,12 @@
-// The 2D process mesh and the plan of its row fold (see vseg/dist/mesh.hpp).
+// The 2D process mesh and the plans of its row fold (see vseg/dist/mesh.hpp)
+// and row scan (vseg/dist/detail/scan_chain.hpp).
 #include "vseg/dist/mesh.hpp"
 
 #include <algorithm>
 #include <limits>
 #include <string>
+
+#include "vseg/dist/detail/scan_chain.hpp"
 
 namespace vseg::dist {
 
@@ -67,11 +70,91 @@ inline bool uncut(std::int64_t step, std::int64_t length) {
   return p.index == 0 && p.last == length && piece_at(step, length, length).index == 0;
 }
 
+// Per local row of a mesh block: this rank's elements of it, its length
+// over the process row, this rank's offset in it, and the merge step of its
+// first element in the whole matrix.
+struct row_positions {
+  std::vector<std::int64_t> mine, length, offset, step;
+};
+
+// The positions of a block's local rows (of the given lengths). Collective
+// over the mesh: one MPI_Allreduce and one MPI_Exscan on the process row
+// (each row's length and this rank's offset in it), one MPI_Exscan on the
+// process column (the rows and elements of the row blocks above). O(rows).
+row_positions locate_rows(const process_mesh& mesh, const array<std::int64_t>& lengths) {
+  const std::int64_t rows = lengths.size();
+  const auto n = static_cast<std::size_t>(rows);
+  row_positions at{{lengths.begin(), lengths.end()}, std::vector<std::int64_t>(n, 0),
+                   std::vector<std::int64_t>(n, 0), std::vector<std::int64_t>(n)};
+  const int count = static_cast<int>(rows);
+  check_mpi(MPI_Allreduce(at.mine.data(), at.length.data(), count, MPI_INT64_T, MPI_SUM, mesh.row_comm()),
+            "MPI_Allreduce");
+  check_mpi(MPI_Exscan(at.mine.data(), at.offset.data(), count, MPI_INT64_T, MPI_SUM, mesh.row_comm()),
+            "MPI_Exscan");
+  if (mesh.col() == 0) std::fill(at.offset.begin(), at.offset.end(), 0);  // Exscan leaves rank 0's undefined
+  // The row blocks above this one: their rows and elements.
+  std::int64_t block[2] = {rows, 0}, above[2] = {0, 0};
+  for (const std::int64_t len : at.length) block[1] += len;
+  check_mpi(MPI_Exscan(block, above, 2, MPI_INT64_T, MPI_SUM, mesh.col_comm()), "MPI_Exscan");
+  if (mesh.row() == 0) above[0] = above[1] = 0;
+  // Row r's first element is merge step (its global element) + (its global row).
+  std::int64_t element = above[1];
+  for (std::size_t r = 0; r < n; ++r) {
+    at.step[r] = element + above[0] + static_cast<std::int64_t>(r);
+    element += at.length[r];
+  }
+  return at;
+}
+
+// A chain's messages for one chunk of rows (fold_chain's and scan_chain's
+// plans): the values received and sent, and whether a row both receives
+// and sends (the send then waits for the receive).
+struct chunk_messages {
+  std::int64_t in = 0, out = 0;
+  char relays = 0;
+};
+
+// Walks a chain's chunks (chain_chunks, fewer for fewer rows) over the rows
+// located in `at`, in order. Per row r: width(step, length, offset) gives
+// its state's values at an offset, received where it begins on an earlier
+// process column and sent where it goes on on a later one (0 elsewhere);
+// row(r, first row of the chunk, in width, out width, the chunk's counts
+// before r) is called, then the counts grow. After each chunk:
+// done(its end, its counts). O(rows).
+template <class Width, class Row, class Done>
+void walk_chunks(const row_positions& at, const Width& width, const Row& row, const Done& done) {
+  const auto rows = static_cast<std::int64_t>(at.mine.size());
+  const std::int64_t chunks = std::max<std::int64_t>(1, std::min(rows, chain_chunks));
+  for (std::int64_t k = 0; k < chunks; ++k) {
+    chunk_messages counts;
+    const std::int64_t first = equal_part_start(rows, chunks, k), end = equal_part_start(rows, chunks, k + 1);
+    for (std::int64_t r = first; r < end; ++r) {
+      const auto u = static_cast<std::size_t>(r);
+      const std::int64_t step = at.step[u], len = at.length[u], a = at.offset[u], b = a + at.mine[u];
+      const std::int64_t in_width = a > 0 && a < len ? width(step, len, a) : 0;
+      const std::int64_t out_width = b > 0 && b < len ? width(step, len, b) : 0;
+      row(r, first, in_width, out_width, counts);
+      if (in_width > 0 && out_width > 0) counts.relays = 1;
+      counts.in += in_width;
+      counts.out += out_width;
+    }
+    done(end, counts);
+  }
+}
+
+// Adds a chunk's counts to a chain plan (row_chain or scan_chain_plan);
+// `next` is where the next chunk starts in the plan's chunk_at. O(1).
+template <class Plan>
+void add_chunk(Plan& c, std::int64_t next, const chunk_messages& m) {
+  c.chunk_at.push_back(next);
+  c.in_count.push_back(static_cast<int>(m.in));
+  c.out_count.push_back(static_cast<int>(m.out));
+  c.relays.push_back(m.relays);
+}
+
 // The chain of mesh_fold::serial (detail/mesh_chain.hpp) for a block whose
-// local rows have the given lengths. Collective over the mesh: one
-// MPI_Allreduce and one MPI_Exscan on the process row (each row's length
-// and this rank's offset in it), one MPI_Exscan on the process column (the
-// rows and elements of the row blocks above). O(rows).
+// local rows have the given lengths. Collective over the mesh: locate_rows'.
+// O(rows).
 std::shared_ptr<const row_chain> plan_chain(const process_mesh& mesh, const array<std::int64_t>& lengths) {
   auto c = std::make_shared<row_chain>();
   const std::int64_t rows = lengths.size();
@@ -79,79 +162,71 @@ std::shared_ptr<const row_chain> plan_chain(const process_mesh& mesh, const arra
   c->col = mesh.col();
   c->cols = mesh.cols();
   c->row_comm = mesh.row_comm();
-  // Per local row: this rank's elements of it, its length over the process
-  // row, this rank's offset in it, and the merge step of its first element
-  // in the whole matrix.
-  std::vector<std::int64_t> mine(lengths.begin(), lengths.end()), length(n, 0), offset(n, 0), step_of(n);
-  const int count = static_cast<int>(rows);
-  check_mpi(MPI_Allreduce(mine.data(), length.data(), count, MPI_INT64_T, MPI_SUM, mesh.row_comm()),
-            "MPI_Allreduce");
-  check_mpi(MPI_Exscan(mine.data(), offset.data(), count, MPI_INT64_T, MPI_SUM, mesh.row_comm()), "MPI_Exscan");
-  if (mesh.col() == 0) std::fill(offset.begin(), offset.end(), 0);  // Exscan leaves rank 0's undefined
-  // The row blocks above this one: their rows and elements.
-  std::int64_t block[2] = {rows, 0}, above[2] = {0, 0};
-  for (const std::int64_t len : length) block[1] += len;
-  check_mpi(MPI_Exscan(block, above, 2, MPI_INT64_T, MPI_SUM, mesh.col_comm()), "MPI_Exscan");
-  if (mesh.row() == 0) above[0] = above[1] = 0;
-  // Row r's first element is merge step (its global element) + (its global row).
-  std::int64_t element = above[1];
-  for (std::size_t r = 0; r < n; ++r) {
-    step_of[r] = element + above[0] + static_cast<std::int64_t>(r);
-    element += length[r];
-  }
-  const std::int64_t chunks = std::max<std::int64_t>(1, std::min(rows, chain_chunks));
+  const row_positions at = locate_rows(mesh, lengths);
   c->kind.reserve(n);
   c->sends.reserve(n);
   c->chunk_at.push_back(0);
-  for (std::int64_t k = 0; k < chunks; ++k) {
-    std::int64_t in = 0, out = 0;
-    char relays = 0;
-    const std::int64_t chunk_end = equal_part_start(rows, chunks, k + 1);
-    for (std::int64_t r = equal_part_start(rows, chunks, k); r < chunk_end; ++r) {
-      const auto u = static_cast<std::size_t>(r);
-      if ((r - equal_part_start(rows, chunks, k)) % chain_stretch_rows == 0)
-        c->stretches.push_back({r, in, out, static_cast<std::int64_t>(c->spans.size()), false});
-      const std::int64_t step = step_of[u], len = length[u], a = offset[u], b = a + mine[u];
-      // Begun on an earlier process column / going on on a later one: the
-      // values of the state received and sent.
-      const std::int64_t in_width = a > 0 && a < len ? state_width(step, len, a) : 0;
-      const std::int64_t out_width = b > 0 && b < len ? state_width(step, len, b) : 0;
-      const bool finishes = mine[u] > 0 ? b == len : len == 0 && c->col == 0;
-      const bool one_piece = uncut(step, len);
-      const bool plain = one_piece && len < tuning::fold_group_min;
-      const bool has_in = in_width > 0, has_out = out_width > 0;
-      // A plain row with a state in and none out has its end here (b = len);
-      // one with a state out and none in begins here (a = 0 < b). A row
-      // with no element here and no state out is the identity here,
-      // finished here or not.
-      const row_kind kind = has_in && plain && !has_out ? row_kind::tail
-                            : has_in                    ? row_kind::waiting
-                            : a == b && !has_out        ? row_kind::absent
-                            : a == 0 && b == len && one_piece ? row_kind::whole
-                            : plain && has_out && a == 0 ? row_kind::head
-                                                         : row_kind::independent;
-      c->kind.push_back(kind);
-      c->sends.push_back(finishes && len > 0 ? 1 : 0);
-      if (kind == row_kind::waiting || kind == row_kind::independent)
-        c->spans.push_back({step, len, a, mine[u], static_cast<std::int32_t>(in_width),
-                            static_cast<std::int32_t>(out_width),
-                            static_cast<std::uint8_t>(plain ? 1 : one_piece ? 2 : 0),
-                            static_cast<std::uint8_t>(finishes ? 1 : 0)});
-      if (has_in) c->stretches.back().waits = true;
-      if (has_in && has_out) relays = 1;
-      in += in_width;
-      out += out_width;
-    }
-    c->chunk_at.push_back(static_cast<std::int64_t>(c->stretches.size()));
-    c->in_count.push_back(static_cast<int>(in));
-    c->out_count.push_back(static_cast<int>(out));
-    c->relays.push_back(relays);
-  }
+  const auto row = [&](std::int64_t r, std::int64_t first, std::int64_t in_width, std::int64_t out_width,
+                       const chunk_messages& counts) {
+    const auto u = static_cast<std::size_t>(r);
+    if ((r - first) % chain_stretch_rows == 0)
+      c->stretches.push_back({r, counts.in, counts.out, static_cast<std::int64_t>(c->spans.size()), false});
+    const std::int64_t step = at.step[u], len = at.length[u], a = at.offset[u], b = a + at.mine[u];
+    const bool finishes = at.mine[u] > 0 ? b == len : len == 0 && c->col == 0;
+    const bool one_piece = uncut(step, len);
+    const bool plain = one_piece && len < tuning::fold_group_min;
+    const bool has_in = in_width > 0, has_out = out_width > 0;
+    // A plain row with a state in and none out has its end here (b = len);
+    // one with a state out and none in begins here (a = 0 < b). A row
+    // with no element here and no state out is the identity here,
+    // finished here or not.
+    const row_kind kind = has_in && plain && !has_out ? row_kind::tail
+                          : has_in                    ? row_kind::waiting
+                          : a == b && !has_out        ? row_kind::absent
+                          : a == 0 && b == len && one_piece ? row_kind::whole
+                          : plain && has_out && a == 0 ? row_kind::head
+                                                       : row_kind::independent;
+    c->kind.push_back(kind);
+    c->sends.push_back(finishes && len > 0 ? 1 : 0);
+    if (kind == row_kind::waiting || kind == row_kind::independent)
+      c->spans.push_back({step, len, a, at.mine[u], static_cast<std::int32_t>(in_width),
+                          static_cast<std::int32_t>(out_width),
+                          static_cast<std::uint8_t>(plain ? 1 : one_piece ? 2 : 0),
+                          static_cast<std::uint8_t>(finishes ? 1 : 0)});
+    if (has_in) c->stretches.back().waits = true;
+  };
+  walk_chunks(at, state_width, row, [&](std::int64_t, const chunk_messages& counts) {
+    add_chunk(*c, static_cast<std::int64_t>(c->stretches.size()), counts);
+  });
   c->stretches.push_back({rows, 0, 0, static_cast<std::int64_t>(c->spans.size()), false});
   return c;
 }
 
 }  // namespace
+
+std::shared_ptr<const scan_chain_plan> plan_scan_chain(const process_mesh& mesh, const array<std::int64_t>& lengths) {
+  auto c = std::make_shared<scan_chain_plan>();
+  const std::int64_t rows = lengths.size();
+  row_positions at = locate_rows(mesh, lengths);
+  c->col = mesh.col();
+  c->row_comm = mesh.row_comm();
+  c->in_at.reserve(static_cast<std::size_t>(rows));
+  c->out_at.reserve(static_cast<std::size_t>(rows));
+  // At most 5 values a row, chunks of at most rows / 8 + 1 rows: the int
+  // counts of MPI hold (plan_row_fold refuses blocks past INT_MAX / 4 rows).
+  c->chunk_at.push_back(0);
+  walk_chunks(
+      at, scan_state_width,
+      [&](std::int64_t, std::int64_t, std::int64_t in_width, std::int64_t out_width, const chunk_messages& counts) {
+        c->in_at.push_back(in_width > 0 ? counts.in : -1);
+        c->out_at.push_back(out_width > 0 ? counts.out : -1);
+      },
+      [&](std::int64_t end, const chunk_messages& counts) { add_chunk(*c, end, counts); });
+  c->step = std::move(at.step);
+  c->length = std::move(at.length);
+  c->offset = std::move(at.offset);
+  return c;
+}
 
 std::shared_ptr<const row_fold> plan_row_fold(std::shared_ptr<const process_mesh> mesh,
                                               const array<std::int64_t>& lengths, mesh_fold order) {

@@ -438,6 +438,13 @@ TEST_CASE("every collective operation: one rank's bad input fails the same way o
          const std::size_t size = static_cast<std::size_t>(n.pieces().size()) + (is_odd() ? 1 : 0);
          (void)pack(n, vseg::array<bool>(std::vector<bool>(size, true)));
        }},
+      {"pack", "one flag per piece, not per virtual segment", "invalid_argument",
+       {odd_rank(), "flags has size 2 but this rank has 4 virtual segments"},
+       [&] {
+         const auto n = nested<int>::from_segments(segments, MPI_COMM_WORLD).replicate(2);
+         const std::size_t size = static_cast<std::size_t>(is_odd() ? n.pieces().size() : n.local_virtual_size());
+         (void)pack(n, vseg::array<bool>(std::vector<bool>(size, true)));
+       }},
       // One segment of 4 fold blocks on rank 0, split over every rank; the
       // odd rank drops its piece of it, the others keep theirs.
       {"pack", "a split segment's pieces flagged differently", "invalid_argument",

@@ -395,9 +395,32 @@ TEST_CASE("from_mesh_blocks: bad input throws the same exception on every rank, 
                          doctest::Contains("outside column block"), std::out_of_range);
 }
 
+// Row `row` of m made n entries long (values as make_matrix's), its first
+// `head` entries in column 0 and the others cycling over the columns
+// [from, m.columns) outside [avoid_lo, avoid_hi).
+void make_long_row(whole_matrix& m, std::int64_t row, std::int64_t n, std::int64_t head, std::int64_t from,
+                   std::int64_t avoid_lo, std::int64_t avoid_hi, std::mt19937_64& rng) {
+  std::vector<std::int64_t> allowed;
+  for (std::int64_t col = from; col < m.columns; ++col)
+    if (col < avoid_lo || col >= avoid_hi) allowed.push_back(col);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  auto& cols = m.cols[static_cast<std::size_t>(row)];
+  auto& vals = m.vals[static_cast<std::size_t>(row)];
+  cols.clear();
+  vals.clear();
+  for (std::int64_t k = 0; k < n; ++k) {
+    cols.push_back(k < head ? 0 : allowed[static_cast<std::size_t>(k) % allowed.size()]);
+    vals.push_back(u(rng) * std::ldexp(1.0, static_cast<int>(rng() % 20)));
+  }
+  std::sort(cols.begin(), cols.end());
+}
+
 // scan_s on mesh blocks: each block's slices of the rows carry the
 // single-node vseg::scan_s of the whole matrix, bit for bit, on every mesh
-// and both fold orders (the scan does not depend on the fold order).
+// and both fold orders (the scan does not depend on the fold order). The
+// rows that span process columns pass their scan state along the process
+// row: a planned scan sends 1-5 values per row and process-column
+// boundary it crosses, nothing else (PMPI-counted).
 TEST_CASE("scan_s on mesh blocks: the single-node scan_s bits of the whole matrix, every mesh") {
   const int p = nranks();
   for (const auto& spec : {sharding::mesh(), sharding::mesh(1, p), sharding::mesh(p, 1)})
@@ -407,19 +430,25 @@ TEST_CASE("scan_s on mesh blocks: the single-node scan_s bits of the whole matri
       const std::int64_t r = mesh->rows(), c = mesh->cols(), rows = 23, columns = 30;
       const std::vector<std::int64_t> row_cuts = uneven_row_cuts(rows, r);  // row block 1 empty with 3+
       const std::vector<std::int64_t> column_cuts = even_cuts(columns, c);
-      whole_matrix m = make_matrix(rows, columns, 0, 0);
-      // Values that round differently in another order, and one long row
-      // over three of the scan's blocks (tuning::segmented_block): the
-      // single-node scan re-associates there (a plain left-to-right scan of
-      // the rows fails this test).
-      const std::int64_t long_row = 5;
+      // With 3+ process columns, column block 1 holds nothing: the states pass through it.
+      const std::int64_t avoid_lo = c >= 3 ? column_cuts[1] : 0, avoid_hi = c >= 3 ? column_cuts[2] : 0;
+      whole_matrix m = make_matrix(rows, columns, avoid_lo, avoid_hi);
+      // Values that round differently in another order, and rows the
+      // single-node scan cuts (tuning::segmented_block) or folds in groups
+      // (tuning::fold_group_min), crossing the process columns at various
+      // offsets: a plain left-to-right scan of the rows fails this test.
+      // Row 5 spans three of the scan's blocks, its first cut exactly where
+      // column block 0 ends (a state at a piece's first offset).
+      constexpr std::int64_t block = vseg::tuning::segmented_block;
       auto rng = rng_for(9, 0);
-      std::uniform_real_distribution<double> u(-1.0, 1.0);
-      for (std::int64_t k = 0; k < 3 * vseg::tuning::segmented_block + 300; ++k) {
-        m.cols[long_row].push_back(k % columns);
-        m.vals[long_row].push_back(u(rng) * std::ldexp(1.0, static_cast<int>(rng() % 20)));
-      }
-      std::sort(m.cols[long_row].begin(), m.cols[long_row].end());
+      std::int64_t step = 5;  // row 5's first element's merge step: its global element + 5
+      for (std::int64_t row = 0; row < 5; ++row) step += static_cast<std::int64_t>(m.cols[static_cast<std::size_t>(row)].size());
+      const std::int64_t first_cut = block - step % block;
+      const std::int64_t from = c >= 2 ? column_cuts[1] : 0;
+      make_long_row(m, 5, 3 * block + 300, c >= 2 ? first_cut : 0, from, avoid_lo, avoid_hi, rng);
+      const std::int64_t lengths[] = {16, 17, 19, 45, block - 3, block + 9, 2 * block + 1};
+      const std::int64_t at[] = {7, 9, 10, 11, 13, 14, 15};
+      for (std::size_t k = 0; k < std::size(at); ++k) make_long_row(m, at[k], lengths[k], 0, 0, avoid_lo, avoid_hi, rng);
       const auto [cols, vals] = rows_1d<std::int32_t>(m);
       const auto blocks = to_mesh_blocks(cols, vals, mesh, row_cuts, column_cuts, order);
       const auto scanned = scan_s(blocks.vals, vseg::plus<double>{});
@@ -454,5 +483,27 @@ TEST_CASE("scan_s on mesh blocks: the single-node scan_s bits of the whole matri
       std::int64_t all = 0;
       MPI_Allreduce(&compared, &all, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
       CHECK(all > 3 * vseg::tuning::segmented_block);
+
+      // Planned, the scan sends only the states: per row and process-column
+      // boundary it crosses (elements on both sides), 1-5 doubles.
+      std::int64_t crossings = 0;
+      for (const auto& row_cols : m.cols)
+        for (std::int64_t q = 1; q < c; ++q) {
+          const auto before = std::lower_bound(row_cols.begin(), row_cols.end(), column_cuts[static_cast<std::size_t>(q)]);
+          crossings += before != row_cols.begin() && before != row_cols.end();
+        }
+      reset_traffic();
+      const auto again = scan_s(blocks.vals, vseg::plus<double>{});
+      auto traffic = counted_traffic();
+      CHECK(traffic.calls == traffic.by_function["MPI_Isend"].first);
+      std::int64_t bytes = traffic.bytes;
+      MPI_Allreduce(MPI_IN_PLACE, &bytes, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+      CHECK(bytes >= 8 * crossings);
+      CHECK(bytes <= 40 * crossings);
+      std::int64_t same = 1;
+      for (std::int64_t k = 0; k < again.pieces().size(); ++k)
+        for (std::size_t e = 0; e < again.pieces()[k].size(); ++e)
+          same &= std::bit_cast<std::uint64_t>(again.pieces()[k][e]) == std::bit_cast<std::uint64_t>(scanned.pieces()[k][e]);
+      CHECK(same == 1);
     }
 }

@@ -90,6 +90,33 @@ void check_same_everywhere(const std::string& message) {
   for (const auto& m : messages) CHECK(std::string(m.begin(), m.end()) == message);
 }
 
+// The global array of make_global, its single-node form and segment sums,
+// and the array distributed (equal segment counts).
+struct reference {
+  global_array g = make_global();
+  vseg::nested<double> whole =
+      vseg::nested<double>::from_lengths(vseg::array<std::int64_t>(g.lengths), vseg::array<double>(g.data));
+  vseg::array<double> serial_sums = vseg::sum_s(whole);
+  nested<double> xs = distribute(g);
+};
+
+// Counts the sums whose bits differ from the serial sum of the physical
+// segment each vsegid names (and a count mismatch).
+std::int64_t sum_differences(const vseg::array<double>& sums, const nested<double>& vs,
+                             const vseg::array<double>& serial_sums) {
+  std::int64_t differ = sums.size() != vs.local_virtual_size();
+  for (std::int64_t k = 0; k < sums.size() && k < vs.local_virtual_size(); ++k)
+    differ += bits(sums[k]) != bits(serial_sums[vs.vsegids()[static_cast<std::size_t>(k)]]);
+  return differ;
+}
+
+// This rank's replicated and expanded views of ys (counts (k + rank) mod 3).
+std::vector<nested<double>> virtual_views(const nested<double>& ys) {
+  std::vector<std::int64_t> counts;
+  for (std::int64_t k = 0; k < ys.local_virtual_size(); ++k) counts.push_back((k + rank()) % 3);
+  return {ys.replicate(2), ys.expand(counts)};
+}
+
 }  // namespace
 
 TEST_CASE("map, zip_with and scan_s of replicated or expanded vsegids: the pieces once, the vsegids kept") {
@@ -99,10 +126,7 @@ TEST_CASE("map, zip_with and scan_s of replicated or expanded vsegids: the piece
   const auto twice = [](double x) { return 2.0 * x + 1.0; };
   for (const auto& spec : all_specs()) {
     CAPTURE(spec);
-    const auto ys = xs.reshard(spec);
-    std::vector<std::int64_t> counts;
-    for (std::int64_t k = 0; k < ys.local_virtual_size(); ++k) counts.push_back((k + rank()) % 3);
-    for (const auto& vs : {ys.replicate(2), ys.expand(counts)}) {
+    for (const auto& vs : virtual_views(xs.reshard(spec))) {
       const auto [serial, first] = serial_view(whole, vs);
       reset_traffic();
       const auto mapped = map(twice, vs);
@@ -231,4 +255,107 @@ TEST_CASE("index_l(replicate(n, x), is) with is's vsegids replicated or expanded
     check_same_everywhere(message);
   }
   MPI_Barrier(MPI_COMM_WORLD);
+}
+
+// pack of vsegids: one flag per virtual segment (the core vseg::pack's and
+// DPH's meaning), the pieces shared and the flagged vsegids kept, nothing
+// sent but the flag counts' agreement; rebalance::yes takes the kept
+// virtual segments as segments of their own, balanced.
+TEST_CASE("pack of replicated or expanded vsegids: the flagged vsegids over the same pieces") {
+  const reference ref;
+  const auto& [g, whole, serial_sums, xs] = ref;
+  auto rng = rng_for(17, rank());
+  for (const auto& spec : all_specs()) {
+    CAPTURE(spec);
+    for (const auto& vs : virtual_views(xs.reshard(spec))) {
+      std::vector<bool> keep;
+      std::vector<std::int64_t> kept;
+      for (std::int64_t k = 0; k < vs.local_virtual_size(); ++k) {
+        keep.push_back(rng() % 3 != 0);
+        if (keep.back()) kept.push_back(vs.vsegids()[static_cast<std::size_t>(k)]);
+      }
+      const vseg::array<bool> flags(keep);
+      reset_traffic();
+      const auto packed = pack(vs, flags);
+      auto t = counted_traffic();
+      CHECK(t.calls == 1);  // the agreement on the flag counts
+      CHECK(t.by_function["MPI_Allreduce"].first == 1);
+      CHECK_FALSE(packed.identity_virtual());
+      CHECK(std::vector<std::int64_t>(packed.vsegids().begin(), packed.vsegids().end()) == kept);
+      // The pieces are vs's own: no element copied.
+      CHECK(packed.pieces().size() == vs.pieces().size());
+      CHECK(packed.pieces().blocks().size() == vs.pieces().blocks().size());
+      for (std::size_t b = 0; b < packed.pieces().blocks().size(); ++b)
+        CHECK(packed.pieces().blocks()[b].data() == vs.pieces().blocks()[b].data());
+      CHECK(sum_differences(sum_s(packed), packed, serial_sums) == 0);
+
+      // rebalance::yes: every rank's kept virtual segments, in rank order, as balanced segments.
+      const auto balanced = pack(vs, flags, rebalance::yes);
+      CHECK(balanced.identity_virtual());
+      CHECK(balanced.spec() == sharding::balanced());
+      std::vector<std::int64_t> names;
+      for (const auto& ids : allgather(kept)) names.insert(names.end(), ids.begin(), ids.end());
+      CHECK(balanced.global_segments() == static_cast<std::int64_t>(names.size()));
+      std::int64_t differ = 0;
+      for (std::int64_t k = 0; k < balanced.pieces().size(); ++k) {
+        const auto got = balanced.pieces()[k];
+        const auto expected = whole[names[static_cast<std::size_t>(balanced.piece_ids()[k])]];
+        differ += got.size() != expected.size();
+        for (std::size_t e = 0; e < got.size() && e < expected.size(); ++e) differ += bits(got[e]) != bits(expected[e]);
+      }
+      CHECK(differ == 0);
+    }
+  }
+}
+
+TEST_CASE("pack of vsegids: a wrong flag count on one rank fails the same way on every rank") {
+  const auto vs = distribute(make_global()).reshard(sharding::split()).replicate(2);
+  // One flag per piece (not per virtual segment) on the last rank only.
+  const std::int64_t n = rank() == nranks() - 1 ? vs.pieces().size() : vs.local_virtual_size();
+  std::string message;
+  try {
+    (void)pack(vs, vseg::array<bool>(std::vector<bool>(static_cast<std::size_t>(n), true)));
+  } catch (const std::invalid_argument& e) {
+    message = e.what();
+  }
+  CHECK(message.find("dist::pack") != std::string::npos);
+  CHECK(message.find("flags has size") != std::string::npos);
+  CHECK(message.find("virtual segments") != std::string::npos);
+  check_same_everywhere(message);
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
+// reshard of vsegids: the vsegids (global segment ids under every spec)
+// carry over, so the virtual segments are the same segments after it; the
+// planned reshard sends what it sends without vsegids.
+TEST_CASE("reshard of replicated or expanded vsegids: the same virtual segments under every spec") {
+  const reference ref;
+  const auto& [g, whole, serial_sums, xs] = ref;
+  for (const auto& from : all_specs())
+    for (const auto& vs : virtual_views(xs.reshard(from)))
+      for (const auto& to : all_specs()) {
+        CAPTURE(from);
+        CAPTURE(to);
+        const auto moved = vs.reshard(to);
+        CHECK(moved.spec() == to);
+        CHECK_FALSE(moved.identity_virtual());
+        CHECK(std::vector<std::int64_t>(moved.vsegids().begin(), moved.vsegids().end()) ==
+              std::vector<std::int64_t>(vs.vsegids().begin(), vs.vsegids().end()));
+        CHECK(sum_differences(sum_s(moved), moved, serial_sums) == 0);
+        if (to.contiguous() && !to.splits_segments()) {  // take_v reads these: the segments themselves
+          const auto mine = moved.take_physical(moved.vsegids());
+          std::vector<double> expected;
+          for (const std::int64_t j : moved.vsegids()) expected.insert(expected.end(), whole[j].begin(), whole[j].end());
+          CHECK(mine.data.size() == expected.size());
+          std::int64_t differ = 0;
+          for (std::size_t e = 0; e < mine.data.size() && e < expected.size(); ++e) differ += bits(mine.data[e]) != bits(expected[e]);
+          CHECK(differ == 0);
+        }
+      }
+  // Planned, the vsegids cost nothing: the spec's agreement and one take (3 calls).
+  const auto vs = xs.reshard(sharding::balanced()).replicate(2);
+  (void)vs.reshard(sharding::split());
+  reset_traffic();
+  (void)vs.reshard(sharding::split());
+  CHECK(counted_traffic().calls == 3);
 }

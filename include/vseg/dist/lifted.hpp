@@ -16,13 +16,14 @@
 //                         of x fetched through a gather plan built once per
 //                         (indices, placement of x) and cached
 //   pack                  local, optionally rebalanced (reshard to balanced);
-//                         under split, resharded to split (vseg/dist/pack.hpp)
+//                         under split, resharded to split; seen through
+//                         vsegids, the flagged vsegids kept (vseg/dist/pack.hpp)
 //
 // The lifted operations work on the pieces one to one. On an array whose
 // vsegids were replicated or expanded (virtual segments naming physical
 // segments, maybe on other ranks), map, scan_s and index_l work on the
 // physical segments only and keep the vsegids (no message, no element
-// copied, as DPH); zip_with needs both operands' vsegids equal
+// copied, as DPH), pack keeps the flagged ones and reshard carries them over; zip_with needs both operands' vsegids equal
 // (detail/virtual_layout.hpp); fold_s and sum_s fold the pieces and gather
 // one value per vsegid (detail/virtual_fold.hpp).
 #pragma once
@@ -246,9 +247,10 @@ array<typename A::value_type> sum_s(const A& a) {
 // Per segment, the exclusive scan with the monoid, the same bits as
 // vseg::scan_s on the whole array on one node; same placement. Local unless
 // the spec is `split` (then one MPI_Allgather and one MPI_Allgatherv); on a
-// mesh block, each row scanned whole at its owner and sent back
-// (detail/mesh_scan.hpp). With replicated or expanded vsegids, each
-// physical segment is scanned once and the vsegids kept (DPH's way).
+// mesh block, each row's scan continued along the process row from the
+// state the previous process column passes on (detail/mesh_scan.hpp).
+// With replicated or expanded vsegids, each physical segment is scanned
+// once and the vsegids kept (DPH's way).
 // O(local elements + pieces + virtual segments).
 template <class T, class Monoid>
 nested<T> scan_s(const nested<T>& xs, const Monoid& mon) {
@@ -258,7 +260,7 @@ nested<T> scan_s(const nested<T>& xs, const Monoid& mon) {
     return detail::nested_access::make_virtual<T>(detail::nested_access::where(scanned), scanned.pieces(), xs,
                                                   detail::nested_access::virtual_of(xs));
   }
-  // On mesh blocks (every block has the plan): the rows scanned at their owners (detail/mesh_scan.hpp).
+  // On mesh blocks (every block has the plan): the rows' scans chained along the process row (detail/mesh_scan.hpp).
   if (detail::nested_access::where(xs)->across) return detail::scan_mesh(xs, mon);
   const vseg::nested<T>& local = xs.pieces();
   const auto [lengths, data] = detail::nested_access::contiguous(xs);

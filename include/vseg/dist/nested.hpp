@@ -227,8 +227,9 @@ class nested {
     return vsegid_plan_->take(sum_local_segments());
   }
 
-  // Collective: the same physical segments under another spec (the result's
-  // virtual segments are its pieces). Equal specs
+  // Collective: the same physical segments under another spec, seen through
+  // the same virtual segments (the vsegids, global segment ids, carry over;
+  // without vsegids the result's virtual segments are its pieces). Equal specs
   // return this array (no message); otherwise the plan (target layout, the
   // lengths and an element-level global_indexer) is built on the first call
   // for `spec` and reused; every spec reshards to every other (but mesh).

@@ -15,6 +15,17 @@
 //      rebalance::yes. Only the elements whose rank changes move. (Keeping
 //      the old cuts would need a layout that is no spec, and the folds'
 //      bits rely on split's cuts.)
+//
+// On an array seen through vsegids (replicated or expanded, any spec) the
+// flags are one per virtual segment, as for the core vseg::pack and DPH's
+// packs on virtual segments: the result keeps the physical segments (the
+// pieces, shared) and the flagged vsegids. No element is copied and
+// nothing is sent but the flag counts' agreement (one MPI_Allreduce).
+// rebalance::yes there means: take_v first, then rebalance. The kept
+// virtual segments become segments of their own (a segment kept twice is
+// copied twice; the pieces are first resharded to balanced, vsegids kept,
+// under the specs take_v does not read: cyclic, split, replicated), in
+// their global virtual order, resharded to `balanced`.
 #pragma once
 
 #include <mpi.h>
@@ -111,6 +122,40 @@ nested<T> pack_split(const nested<T>& xs, const array<bool>& flags, const shardi
   return in_place.reshard(target);
 }
 
+// The kept virtual segments of `packed` (seen through vsegids) as segments
+// of their own, in global virtual order, resharded to balanced. Collective.
+// Cost: O(their elements); a reshard of the pieces to balanced unless the
+// spec has whole segments in contiguous blocks, one global_indexer build
+// and one take_v of the segments, from_segments' collectives, then the
+// balanced reshard's plan and take.
+template <class T>
+nested<T> take_then_balance(const nested<T>& packed) {
+  const sharding& spec = packed.spec();
+  const bool whole_blocks = spec.contiguous() && !spec.splits_segments();
+  // The vsegids survive the reshard: they name global segments, which no spec renumbers.
+  const nested<T> source = whole_blocks ? packed : packed.reshard(sharding::balanced());
+  return nested<T>::from_segments(source.take_physical(source.vsegids()), packed.comm())
+      .reshard(sharding::balanced());
+}
+
+// Collective: the virtual segments of xs (seen through vsegids) whose flag
+// is true (one flag per local virtual segment): the pieces shared, the
+// flagged vsegids kept. Throws std::invalid_argument on every rank if a
+// rank's flag count is not its number of virtual segments. Cost: one
+// MPI_Allreduce (the agreement); O(virtual segments).
+template <class T>
+nested<T> pack_virtual(const nested<T>& xs, const array<bool>& flags) {
+  error_collector errs("dist::pack", nested_access::where(xs)->rank);
+  if (flags.size() != xs.local_virtual_size())
+    errs.invalid("flags has size ", flags.size(), " but this rank has ", xs.local_virtual_size(),
+                 " virtual segments (its vsegids were replicated or expanded: one flag per virtual segment)");
+  agree(xs.comm(), errs);
+  std::vector<std::int64_t> kept;
+  for (std::int64_t k = 0; k < flags.size(); ++k)
+    if (flags[k]) kept.push_back(xs.vsegids()[static_cast<std::size_t>(k)]);
+  return nested_access::with_vsegids(xs, std::move(kept));
+}
+
 }  // namespace vseg::dist::detail
 
 namespace vseg::dist {
@@ -121,10 +166,16 @@ namespace vseg::dist {
 // reshards them to `balanced`. Under `split` (every piece of a segment
 // flagged alike) the result is resharded to split over the packed shape, or
 // to balanced with rebalance::yes (pack_split above; O(local elements)).
+// Seen through vsegids (any spec): one flag per virtual segment, the
+// flagged vsegids kept over the same pieces (one MPI_Allreduce; O(virtual
+// segments)), or with rebalance::yes taken and balanced (take_then_balance).
 enum class rebalance { no, yes };
 template <class T>
 nested<T> pack(const nested<T>& xs, const array<bool>& flags, rebalance again = rebalance::no) {
-  detail::require_pieces(xs, "dist::pack");
+  if (!xs.identity_virtual()) {
+    nested<T> packed = detail::pack_virtual(xs, flags);
+    return again == rebalance::yes ? detail::take_then_balance(packed) : packed;
+  }
   if (!xs.spec().contiguous())
     vseg::detail::throw_invalid("dist::pack", "needs segments in contiguous blocks, not ", xs.spec());
   detail::error_collector errs("dist::pack", detail::nested_access::where(xs)->rank);

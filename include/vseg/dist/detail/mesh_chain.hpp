@@ -38,6 +38,7 @@
 #include "vseg/detail/fold_range.hpp"
 #include "vseg/detail/parallel.hpp"
 #include "vseg/dist/datatype.hpp"
+#include "vseg/dist/detail/chain_messages.hpp"
 #include "vseg/dist/detail/exchange.hpp"
 #include "vseg/tuning.hpp"
 
@@ -304,32 +305,12 @@ array<T> fold_chain(const row_chain& c, const Starts& starts, const RowAt& row_a
   auto out = buffer<T>::for_overwrite(rows);
   T* o = out.data();
   const auto chunks = c.chunk_at.size() - 1;
-  std::vector<std::vector<T>> sent(chunks);
-  std::vector<MPI_Request> requests;
-  // Every chunk's receive is posted first: a state arriving while this rank
-  // folds its independent rows is taken in without waiting for it to enter MPI.
-  std::vector<std::vector<T>> received(chunks);
-  std::vector<MPI_Request> arriving(chunks, MPI_REQUEST_NULL);
-  for (std::size_t k = 0; k < chunks; ++k) {
-    if (c.in_count[k] == 0) continue;
-    received[k].resize(static_cast<std::size_t>(c.in_count[k]));
-    check_mpi(MPI_Irecv(received[k].data(), c.in_count[k], datatype<T>(), c.col - 1, static_cast<int>(k),
-                        c.row_comm, &arriving[k]),
-              "MPI_Irecv");
-  }
-  const auto send = [&](std::size_t k) {
-    if (c.out_count[k] == 0) return;
-    requests.emplace_back();
-    check_mpi(MPI_Isend(sent[k].data(), c.out_count[k], datatype<T>(), c.col + 1, static_cast<int>(k), c.row_comm,
-                        &requests.back()),
-              "MPI_Isend");
-  };
+  chain_messages<T> messages(c.in_count, c.out_count, c.col, c.row_comm);
   const chain_stretch* stretches = c.stretches.data();
   const row_kind* kinds = c.kind.data();
   const row_span* spans = c.spans.data();
   for (std::size_t k = 0; k < chunks; ++k) {  // the rows that need no state
-    sent[k].resize(static_cast<std::size_t>(c.out_count[k]));
-    T* const sent_k = sent[k].data();
+    T* const sent_k = messages.sent(k);
     const std::int64_t first = c.chunk_at[k];
     vseg::detail::parallel_for(c.chunk_at[k + 1] - first, 1, [&](std::int64_t lo, std::int64_t hi) {
       for (std::int64_t t = first + lo; t < first + hi; ++t) {
@@ -360,13 +341,13 @@ array<T> fold_chain(const row_chain& c, const Starts& starts, const RowAt& row_a
         }
       }
     });
-    if (!c.relays[k]) send(k);
+    if (!c.relays[k]) messages.send(k);
   }
   for (std::size_t k = 0; k < chunks; ++k) {  // the rows waiting for a state, as the states arrive
     if (c.in_count[k] == 0) continue;
-    check_mpi(MPI_Wait(&arriving[k], MPI_STATUS_IGNORE), "MPI_Wait");
-    const T* const received_k = received[k].data();
-    T* const sent_k = sent[k].data();
+    messages.wait(k);
+    const T* const received_k = messages.received(k);
+    T* const sent_k = messages.sent(k);
     const std::int64_t first = c.chunk_at[k];
     vseg::detail::parallel_for(c.chunk_at[k + 1] - first, 1, [&](std::int64_t lo, std::int64_t hi) {
       for (std::int64_t t = first + lo; t < first + hi; ++t) {
@@ -391,9 +372,9 @@ array<T> fold_chain(const row_chain& c, const Starts& starts, const RowAt& row_a
         }
       }
     });
-    if (c.relays[k]) send(k);
+    if (c.relays[k]) messages.send(k);
   }
-  check_mpi(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+  messages.finish();
   return std::move(out).freeze();
 }
 

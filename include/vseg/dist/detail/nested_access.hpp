@@ -4,8 +4,10 @@
 // segments, and a new array on a known placement.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <utility>
+#include <vector>
 
 #include "vseg/dist/detail/virtual_layout.hpp"
 
@@ -35,6 +37,12 @@ struct nested_access {
     result.vsegids_.assign(result.where_->ids.begin(), result.where_->ids.end());
     result.identity_ = true;
     return result;
+  }
+  // xs's pieces (shared, not copied) seen through other vsegids (global
+  // segment ids), with a fresh tag and plan cache. O(vsegids).
+  template <class T>
+  static nested<T> with_vsegids(const nested<T>& xs, std::vector<std::int64_t> vsegids) {
+    return xs.with_vsegids(std::move(vsegids));
   }
   // The virtual segments xs's pieces are seen through; null if they are its
   // pieces. O(virtual segments).

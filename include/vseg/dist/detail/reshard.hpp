@@ -9,6 +9,8 @@
 //   3. its pieces [max(start, E_t), min(end, E_{t+1})) and the global
 //      elements they hold, requested through a global_indexer over the
 //      source's element distribution: every later reshard is one take.
+// An array seen through vsegids keeps them: they name global segments,
+// which every spec numbers alike, so the virtual segments stay the same.
 // A cyclic source holds segment j on rank j mod p, as its (j / p)-th piece,
 // so its elements are not in global order across ranks. Step 2 then reads
 // from the owner, besides the end of j, where j's first element sits in the
@@ -240,6 +242,15 @@ nested<T> reshard_impl(const nested<T>& xs, const sharding& spec) {
   result.physical_ = plan->physical;
   result.vsegids_ = plan->vsegids;
   result.identity_ = true;
+  if (!xs.identity_) {
+    // Seen through vsegids: the same virtual segments over the new pieces.
+    // A vsegid is a global segment id under every spec, and no spec
+    // renumbers segments, so the list carries over unchanged (its tag too;
+    // its plans, which depend on the placement, do not).
+    result.vsegids_ = xs.vsegids_;
+    result.identity_ = false;
+    result.vsegid_tag_ = xs.vsegid_tag_;
+  }
   return result;
 }
 
