@@ -28,7 +28,6 @@ import collections
 import os
 import re
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
