@@ -287,6 +287,8 @@ class machine {
   bool descriptor_of_one_length();
   // BPERMUTE by a lazy INDEX: each segment's indices computed, not read.
   template <class T> bool bpermute_by_index();
+  // DPERMUTE by a lazy INDEX: each segment's targets computed, not read; a stride of 1 copied.
+  template <class T> bool dpermute_by_index();
   // A flat BPERMUTE from a small source deferred (gathered.hpp, gathered.cpp);
   // a BPERMUTE or PERMUTE of a deferred one, its index composed.
   template <class T> bool bpermute_deferred();

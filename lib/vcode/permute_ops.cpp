@@ -97,6 +97,7 @@ bool machine::permute_sequence() {
 
 template <class T>
 void machine::dpermute() {  // data index defaults src_segd dst_segd
+  if (dpermute_by_index<T>()) return;
   const auto& data = vec<T>(5, 1);
   const int_vec& index = ints(5, 2);
   const auto& defaults = vec<T>(5, 3);

@@ -1,7 +1,8 @@
 // Tests of operations on lazy arguments: BPERMUTE of a replication by a
 // lazy INDEX over one segment reads the physical copy
-// (machine::bpermute_by_index), PACK of a lazy value packs it where it is,
-// and SELECT over a lazy INDEX, DIST or replication (which writes them out:
+// (machine::bpermute_by_index), DPERMUTE by a lazy INDEX scatters by its
+// rule (machine::dpermute_by_index), PACK of a lazy value packs it where
+// it is, and SELECT over a lazy INDEX, DIST or replication (which writes them out:
 // reading them in place measured no faster). Each program is run
 // as written and with its lazy arguments written out first (PAIR writes
 // both its parts out), and must print the same.
@@ -118,4 +119,116 @@ TEST_CASE("lazy reads: PACK of a replication, a DIST or an INDEX gives the writt
   const std::string lazy = output_of(main_of(with(body, "")));
   CHECK(lazy.find("error") != std::string::npos);
   CHECK(without_line(lazy) == without_line(output_of(main_of(with(body, write_top_out)))));
+}
+
+namespace {
+
+// An INDEX over the 4000 segments of 5 with start f(i) and stride g(i), lazy.
+template <class F, class G>
+std::string index_over_fives(F f, G g) {
+  return ints(4000, f) + ints(4000, g) + fives + "INDEX\nF\n";
+}
+// 20000 INTs, element i = 7i - 3 (i * 7 mod 101 as FLOATs, i % 3 == 0 as BOOLs).
+const std::string int_data = ints(20000, [](std::int64_t i) { return 7 * i - 3; });
+const std::string float_data = "CONST FLOAT 1.0\nCONST SEGDES 20000\nDIST FLOAT\nCONST SEGDES 20000\n+_SCAN FLOAT\n";
+const std::string bool_data = flags;
+// Destination descriptors: 4000 segments of 8 (32000 elements), one of 25000.
+const std::string eights = ints(4000, [](std::int64_t) { return 8; }) + "MAKE_SEGDES\n";
+const std::string one_of_20000 = "CONST INT (20000)\nMAKE_SEGDES\n";
+const std::string one_of_25000 = "CONST INT (25000)\nMAKE_SEGDES\n";
+// Defaults of n elements of each type: -1, -0.5, false.
+std::string defaults_of(const char* type, std::int64_t n) {
+  const std::string x = std::string(type) == "INT" ? "-1" : std::string(type) == "FLOAT" ? "-0.5" : "(F)";  // not the marker F
+  return "CONST " + std::string(type) + " " + x + "\nCONST SEGDES " + std::to_string(n) + "\nDIST " + type + "\n";
+}
+
+}  // namespace
+
+TEST_CASE("lazy reads: DPERMUTE by a lazy INDEX over the source's segments gives the written-out results") {
+  // Stride 1 (a copy at an offset, up to the segment's end), -1 and 0 (every
+  // element onto one target: the last wins) into segments of 8, and 2 into
+  // segments of 12.
+  const std::string by_ones = index_over_fives([](std::int64_t i) { return i % 4; }, [](std::int64_t) { return 1; });
+  const std::string at_end = index_over_fives([](std::int64_t) { return 3; }, [](std::int64_t) { return 1; });
+  const std::string mixed = index_over_fives([](std::int64_t i) { return i % 3 == 0 ? 0 : i % 3 == 1 ? 7 : 5; },
+                                             [](std::int64_t i) { return i % 3 == 0 ? 1 : i % 3 == 1 ? -1 : 0; });
+  const std::string wide = index_over_fives([](std::int64_t) { return 0; }, [](std::int64_t) { return 2; });
+  const std::string twelves = ints(4000, [](std::int64_t) { return 12; }) + "MAKE_SEGDES\n";
+  for (const char* type : {"INT", "FLOAT", "BOOL"}) {
+    CAPTURE(type);
+    const std::string data = std::string(type) == "INT" ? int_data : std::string(type) == "FLOAT" ? float_data : bool_data;
+    const std::string op = std::string("DPERMUTE ") + type + "\n";
+    check_same(data + by_ones + defaults_of(type, 32000) + fives + eights + op);
+    check_same(data + at_end + defaults_of(type, 32000) + fives + eights + op);
+    check_same(data + mixed + defaults_of(type, 32000) + fives + eights + op);
+    check_same(data + wide + defaults_of(type, 48000) + fives + twelves + op);
+    // Stored defaults held twice: scattered into a copy, the other entry unchanged.
+    check_same(defaults_of(type, 32000) + write_top_out + "COPY 1 0\n" + data + by_ones + "CPOP 1 2\n" + fives + eights + op);
+  }
+  // Segment 0 (start 0, stride 1): 7i - 3 for i < 5, then three defaults;
+  // segment 1 (start 1): a default, then 7i - 3 for i = 5..9.
+  const std::string out = output_of(main_of(with(int_data + by_ones + defaults_of("INT", 32000) + fives + eights +
+                                                     "DPERMUTE INT\n", "")));
+  CHECK(out.find("( -3 4 11 18 25 -1 -1 -1 -1 32 39 46 53 60 -1 -1 ") == 0);
+  // Stride 0 from start 5 (segment 2): the segment's last element, 7 * 14 - 3, wins.
+  const std::string last = output_of(main_of(with(int_data + mixed + defaults_of("INT", 32000) + fives + eights +
+                                                      "DPERMUTE INT\n", "")));
+  CHECK(last.find(" -1 -1 -1 -1 -1 95 -1 -1 ") != std::string::npos);
+}
+
+TEST_CASE("lazy reads: DPERMUTE by a lazy INDEX of runs over one segment gives the written-out results") {
+  // Runs of 5 starting at 3i (overlapping: the later run wins) and at
+  // 25000 - 5 - 5i (each run before the previous one), stride 1 and 2.
+  const std::string overlapping = index_over_fives([](std::int64_t i) { return 3 * i; }, [](std::int64_t) { return 1; });
+  const std::string backwards = index_over_fives([](std::int64_t i) { return 24995 - 5 * i; }, [](std::int64_t) { return 1; });
+  const std::string spread = index_over_fives([](std::int64_t i) { return 6 * i + i % 2; }, [](std::int64_t) { return 2; });
+  for (const std::string* index : {&overlapping, &backwards, &spread}) {
+    check_same(int_data + *index + defaults_of("INT", 25000) + one_of_20000 + one_of_25000 + "DPERMUTE INT\n");
+    check_same(float_data + *index + defaults_of("FLOAT", 25000) + one_of_20000 + one_of_25000 + "DPERMUTE FLOAT\n");
+  }
+  // Runs at 0, 3, 6: target 3 is run 1's first (position 5: 7 * 5 - 3 = 32), not run 0's fourth.
+  const std::string out = output_of(main_of(with(int_data + overlapping + defaults_of("INT", 25000) + one_of_20000 +
+                                                     one_of_25000 + "DPERMUTE INT\n", "")));
+  CHECK(out.find("( -3 4 11 32 39 46 67 ") == 0);
+}
+
+TEST_CASE("lazy reads: DPERMUTE by a lazy INDEX out of its segment, or of the wrong length, is the written-out error") {
+  const auto same_error = [](const std::string& body, const std::string& expected) {
+    CAPTURE(body.substr(0, 80));
+    const std::string lazy = output_of(main_of(with(body, "")));
+    CHECK(lazy.find(expected) != std::string::npos);
+    CHECK(without_line(lazy) == without_line(output_of(main_of(with(body, write_top_out)))));
+  };
+  const std::string op = defaults_of("INT", 32000) + fives + eights + "DPERMUTE INT\n";
+  // Segment 3999's first index is 8; its last is 8 (start 4, stride 1); its last is -1 (start 3, stride -1).
+  same_error(int_data + index_over_fives([](std::int64_t i) { return i == 3999 ? 8 : 0; }, [](std::int64_t) { return 1; }) + op,
+             "index 8 at position 19995 outside its segment");
+  same_error(int_data + index_over_fives([](std::int64_t i) { return i == 3999 ? 4 : 0; }, [](std::int64_t) { return 1; }) + op,
+             "index 8 at position 19999 outside its segment");
+  same_error(int_data + index_over_fives([](std::int64_t i) { return i == 0 ? 3 : 5; }, [](std::int64_t) { return -1; }) + op,
+             "index -1 at position 4 outside its segment");
+  // Runs over one segment: the last run ends one past the destination.
+  same_error(int_data + index_over_fives([](std::int64_t i) { return i == 3999 ? 24996 : 0; }, [](std::int64_t) { return 1; }) +
+                 defaults_of("INT", 25000) + one_of_20000 + one_of_25000 + "DPERMUTE INT\n",
+             "index 25000 at position 19999 outside its segment");
+  // Data one short of the INDEX, defaults one short of the destination.
+  same_error(ints(19999, [](std::int64_t i) { return i; }) +
+                 index_over_fives([](std::int64_t) { return 0; }, [](std::int64_t) { return 1; }) + op,
+             "vector length mismatch: the data has 19999 elements, the indices has 20000");
+  same_error(int_data + index_over_fives([](std::int64_t) { return 0; }, [](std::int64_t) { return 1; }) +
+                 defaults_of("INT", 31999) + fives + eights + "DPERMUTE INT\n",
+             "the segment descriptor covers 32000 elements, the defaults has 31999");
+}
+
+TEST_CASE("lazy reads: DPERMUTE by a lazy INDEX does not write the index out") {
+  // The INDEX stands for 20000 INTs (10000 words) and holds its starts,
+  // strides and descriptor: the run fits in 30,500 words with it lazy and
+  // needs more than 36,000 with it written out (measured with -m).
+  const std::string body = int_data + index_over_fives([](std::int64_t i) { return i % 4; }, [](std::int64_t) { return 1; }) +
+                           defaults_of("INT", 32000) + fives + eights + "DPERMUTE INT\n";
+  run_options small;
+  small.memory_words = 33000;
+  const std::string lazy = output_of(main_of(with(body, "")), small);
+  CHECK(lazy.find("( -3 4 11 18 25 -1 -1 -1 -1 32 ") == 0);
+  CHECK(output_of(main_of(with(body, write_top_out)), small).find("memory limit exceeded") != std::string::npos);
 }
