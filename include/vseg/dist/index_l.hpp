@@ -43,13 +43,11 @@ namespace detail {
 template <class T>
 std::int64_t virtual_segment_count(const nested<T>& xs) {
   if (xs.identity_virtual()) return xs.global_segments();
-  auto& cache = nested_access::plans(xs);
-  for (const auto& [name, stored] : cache)
-    if (name == "virtual segments") return *std::static_pointer_cast<const std::int64_t>(stored);
-  std::int64_t local = xs.local_virtual_size(), total = 0;
-  check_mpi(MPI_Allreduce(&local, &total, 1, MPI_INT64_T, MPI_SUM, xs.comm()), "MPI_Allreduce");
-  cache.emplace_back("virtual segments", std::make_shared<const std::int64_t>(total));
-  return total;
+  return *cached_plan<std::int64_t>(nested_access::plans(xs), "virtual segments", [&] {
+    std::int64_t local = xs.local_virtual_size(), total = 0;
+    check_mpi(MPI_Allreduce(&local, &total, 1, MPI_INT64_T, MPI_SUM, xs.comm()), "MPI_Allreduce");
+    return std::make_shared<const std::int64_t>(total);
+  });
 }
 
 // The gather plan of index_l: the distinct global elements of x the local

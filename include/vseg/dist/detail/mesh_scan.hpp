@@ -30,15 +30,10 @@ namespace vseg::dist::detail {
 template <class T, class Monoid>
 nested<T> scan_mesh(const nested<T>& block, const Monoid& mon) {
   const auto& where = nested_access::where(block);
-  std::shared_ptr<const scan_chain_plan> plan;
-  auto& plans = nested_access::plans(block);
-  for (const auto& [name, stored] : plans)
-    if (name == "mesh scan") plan = std::static_pointer_cast<const scan_chain_plan>(stored);
   const auto [lengths, data] = nested_access::contiguous(block);
-  if (!plan) {
-    plan = plan_scan_chain(*where->across->mesh, lengths);
-    plans.emplace_back("mesh scan", plan);
-  }
+  const auto plan = cached_plan<scan_chain_plan>(nested_access::plans(block), "mesh scan", [&, &lengths = lengths] {
+    return plan_scan_chain(*where->across->mesh, lengths);
+  });
   std::vector<std::int64_t> row_start(static_cast<std::size_t>(lengths.size()) + 1, 0);
   for (std::int64_t r = 0; r < lengths.size(); ++r) row_start[static_cast<std::size_t>(r) + 1] = row_start[r] + lengths[r];
   auto out = buffer<T>::for_overwrite(data.size());

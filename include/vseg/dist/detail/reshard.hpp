@@ -199,14 +199,8 @@ nested<T> reshard_impl(const nested<T>& xs, const sharding& spec) {
     vseg::detail::throw_invalid("dist::reshard", "to ", spec,
                                 ": a mesh is not a layout of segments; build a process_mesh and its blocks "
                                 "(vseg/dist/mesh.hpp)");
-  std::shared_ptr<const reshard_plan<T>> plan;
-  const std::string key = "reshard " + spec.to_string();
-  for (const auto& [name, stored] : *xs.plans_)
-    if (name == key) plan = std::static_pointer_cast<const reshard_plan<T>>(stored);
-  if (!plan) {
-    plan = build_reshard_plan(xs, from, spec);
-    xs.plans_->emplace_back(key, plan);
-  }
+  const auto plan = cached_plan<reshard_plan<T>>(*xs.plans_, "reshard " + spec.to_string(),
+                                                 [&] { return build_reshard_plan(xs, from, spec); });
   const auto [source_lengths, source_data] = xs.contiguous();
   array<T> data;
   if (plan->elements) {

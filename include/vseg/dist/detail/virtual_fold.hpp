@@ -48,11 +48,7 @@ array<typename A::value_type> fold_virtual(const A& a, const Monoid& mon) {
   const array<T> partials = fold_s(expr<std::remove_cvref_t<decltype(e.local)>>{where, e.local}, mon);
   const std::span<const std::int64_t> ids = e.virt->vsegids;
   const shard_layout& layout = where->where;
-  plan_list& plans = *e.virt->plans;
-  std::shared_ptr<const virtual_fold_plan> plan;
-  for (const auto& [name, stored] : plans)
-    if (name == "virtual fold") plan = std::static_pointer_cast<const virtual_fold_plan>(stored);
-  if (!plan) {
+  const auto plan = cached_plan<virtual_fold_plan>(*e.virt->plans, "virtual fold", [&] {
     auto built = std::make_shared<virtual_fold_plan>();
     if (layout.spec.type() != sharding::kind::replicated) {
       // Where each value is: segment J's on the rank finishing it (contiguous
@@ -65,9 +61,8 @@ array<typename A::value_type> fold_virtual(const A& a, const Monoid& mon) {
       }
       built->fetch.emplace(distribution::from_agreed_offsets(offsets, where->rank), at, where->comm);
     }
-    plans.emplace_back("virtual fold", built);
-    plan = built;
-  }
+    return built;
+  });
   auto out = buffer<T>::for_overwrite(static_cast<std::int64_t>(ids.size()));
   if (plan->fetch) {
     plan->fetch->take(std::span<const T>(partials.begin(), partials.end()), out.span());

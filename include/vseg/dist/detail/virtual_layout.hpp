@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -21,6 +22,18 @@ namespace vseg::dist::detail {
 
 // Plans cached by name on an array ("reshard " + spec, "gather", "virtual fold").
 using plan_list = std::vector<std::pair<std::string, std::shared_ptr<const void>>>;
+
+// The plan stored in `plans` under `name`, or else the one build() returns,
+// stored there first. Collective when build() is: every rank holds the same
+// plans, so every rank takes the same branch. O(plans) besides build().
+template <class Plan, class Build>
+std::shared_ptr<const Plan> cached_plan(plan_list& plans, std::string_view name, const Build& build) {
+  for (const auto& [stored_name, stored] : plans)
+    if (stored_name == name) return std::static_pointer_cast<const Plan>(stored);
+  std::shared_ptr<const Plan> plan = build();
+  plans.emplace_back(std::string(name), plan);
+  return plan;
+}
 
 struct virtual_layout {
   // This rank's virtual segments, as global physical ids.
