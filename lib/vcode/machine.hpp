@@ -254,6 +254,16 @@ class machine {
   bool permute_sequence();
   template <class T>
   void dpermute();
+  // DPERMUTE's shape checks, in its order (both of its paths): the data and
+  // the indices, the data and the source, the defaults and the destination,
+  // the two descriptors' segments.
+  void check_dpermute(std::int64_t data, std::int64_t indices, std::int64_t defaults, const segd& src,
+                      const segd& dst) const {
+    same_length(data, indices, "the data", "the indices");
+    covers(src, data, "the data");
+    covers(dst, defaults, "the defaults");
+    same_length(src.segments(), dst.segments(), "the source descriptor", "the destination descriptor");
+  }
   template <class T>
   void flagged_permute(unset_positions unset);
   template <class T>

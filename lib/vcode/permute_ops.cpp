@@ -103,10 +103,7 @@ void machine::dpermute() {  // data index defaults src_segd dst_segd
   const auto& defaults = vec<T>(5, 3);
   const segd& src = segdes(5, 4);
   const segd& dst = segdes(5, 5);
-  same_length(data.size(), index.size(), "the data", "the indices");
-  covers(src, data.size(), "the data");
-  covers(dst, defaults.size(), "the defaults");
-  same_length(src.segments(), dst.segments(), "the source descriptor", "the destination descriptor");
+  check_dpermute(data.size(), index.size(), defaults.size(), src, dst);
   // Defaults nothing else holds take the scatter themselves: no copy of
   // them and no fresh result (Delaunay at 100,000 points: DPERMUTEs of 0.9M
   // INTs into 2.7M defaults, notes/vcode.md).

@@ -544,10 +544,7 @@ bool machine::dpermute_by_index() {  // data index defaults src_segd dst_segd
   const auto& defaults = vec<T>(5, 3);
   const segd& src = segdes(5, 4);
   const segd& dst = segdes(5, 5);
-  same_length(data.size(), a->shape.elements(), "the data", "the indices");
-  covers(src, data.size(), "the data");
-  covers(dst, defaults.size(), "the defaults");
-  same_length(src.segments(), dst.segments(), "the source descriptor", "the destination descriptor");
+  check_dpermute(data.size(), a->shape.elements(), defaults.size(), src, dst);
   const segd& shape = a->shape;
   const std::int32_t* starts = a->starts.data();
   const std::int32_t* strides = a->strides.data();
