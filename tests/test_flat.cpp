@@ -207,6 +207,21 @@ TEST_CASE("pack and pack_index match the reference") {
                        std::invalid_argument);
 }
 
+TEST_CASE("count_flags counts every range, at every alignment") {
+  auto rng = seeded(17);
+  const auto f = random_flags_vector(rng, 70, 0.5);
+  std::vector<char> bytes(f.begin(), f.end());  // bools as bytes, 0 or 1
+  const bool* p = reinterpret_cast<const bool*>(bytes.data());
+  for (std::int64_t lo = 0; lo <= 70; ++lo)
+    for (std::int64_t hi = lo; hi <= 70; ++hi) {
+      std::int64_t ref = 0;
+      for (std::int64_t i = lo; i < hi; ++i) ref += f[static_cast<std::size_t>(i)] ? 1 : 0;
+      REQUIRE(vseg::detail::count_flags(p, lo, hi) == ref);
+    }
+  std::vector<char> all(64, 1);  // eight true flags in every word: the largest byte sum
+  CHECK(vseg::detail::count_flags(reinterpret_cast<const bool*>(all.data()), 0, 64) == 64);
+}
+
 TEST_CASE("bpermute, permute and permute_default match the reference") {
   std::uint64_t seed = 300;
   for (std::int64_t n : standard_sizes()) {

@@ -275,6 +275,57 @@ TEST_CASE("pack_s, append_s, extract_s, bpermute_s match the reference") {
   }
 }
 
+TEST_CASE("pack_plan: one plan packs several arrays as pack_s does each") {
+  for (auto& mix : standard_mixes(11)) {
+    INFO("mix = " << mix.name);
+    auto rng = seeded(13);
+    const auto s = segd::from_lengths(array<std::int64_t>(mix.lengths));
+    const auto ints = array<std::int64_t>(random_ints(rng, s.elements(), -5, 5));
+    std::vector<double> ds(static_cast<std::size_t>(s.elements()));
+    for (auto& d : ds) d = static_cast<double>(rng() % 1000) / 8.0;
+    const auto doubles = array<double>(ds);
+    for (double p : {0.0, 0.3, 1.0}) {
+      INFO("p = " << p);
+      const auto flags = array<bool>(random_flags_vector(rng, s.elements(), p));
+      for_each_thread_count([&](int) {
+        const vseg::pack_plan plan(s, flags);
+        const auto a = vseg::pack_s(s, ints, flags);
+        const auto b = vseg::pack_s(s, doubles, flags);
+        CHECK(plan.descriptor() == a.descriptor);
+        CHECK(plan.kept() == a.data.size());
+        CHECK(vseg::to_vector(plan.apply(ints)) == vseg::to_vector(a.data));
+        CHECK(vseg::to_vector(plan.apply(doubles)) == vseg::to_vector(b.data));
+        CHECK(plan.made_for(s));
+        CHECK(plan.made_for(segd(s)));  // a copy shares the lengths
+      });
+    }
+  }
+}
+
+TEST_CASE("pack_plan: made_for tells descriptors of the same size apart; bad sizes are named") {
+  const auto s = segd::from_lengths(array<std::int64_t>{3, 3});  // uniform
+  const auto t = segd::from_lengths(array<std::int64_t>{2, 4});
+  const auto u = segd::from_lengths(array<std::int64_t>{2, 4});  // equal to t, its own array
+  const array<bool> flags{true, false, true, true, false, true};
+  const vseg::pack_plan by_s(s, flags), by_t(t, flags);
+  CHECK(by_s.made_for(s));
+  CHECK_FALSE(by_s.made_for(t));
+  CHECK_FALSE(by_t.made_for(s));
+  CHECK_FALSE(by_s.made_for(segd::uniform(3, 2)));
+  CHECK(by_s.made_for(segd::uniform(2, 3)));  // uniform: the length says it all
+  CHECK_FALSE(by_t.made_for(u));               // equal, but O(1) cannot tell
+  CHECK(by_t.made_for(t));
+  CHECK(vseg::to_vector(by_s.descriptor().lengths()) == std::vector<std::int64_t>{2, 2});
+  CHECK(vseg::to_vector(by_t.descriptor().lengths()) == std::vector<std::int64_t>{1, 3});
+  CHECK(vseg::to_vector(by_t.apply(array<int>{1, 2, 3, 4, 5, 6})) == std::vector<int>{1, 3, 4, 6});
+  CHECK_THROWS_WITH_AS(vseg::pack_plan(s, array<bool>{true}),
+                       doctest::Contains("pack_plan: the segment descriptor covers 6 elements but the flags have 1"),
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(by_s.apply(array<int>{1, 2, 3}),
+                       doctest::Contains("pack_plan::apply: the segment descriptor covers 6 elements but the data has 3"),
+                       std::invalid_argument);
+}
+
 TEST_CASE("segmented primitives reject descriptors that do not cover their data") {
   auto s = segd::from_lengths(array<std::int64_t>{2, 1});
   array<int> three{1, 2, 3}, two{1, 2};

@@ -278,6 +278,7 @@ class machine {
   void dist();
   template <class T>
   void pack();
+  std::shared_ptr<const pack_plan> pack_plan_for(std::size_t depth, const segd& s);
   template <class T>
   void rank(rank_order order);
 

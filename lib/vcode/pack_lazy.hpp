@@ -33,27 +33,27 @@ inline bool pack_reads_lazily(const value& v, std::int64_t min) noexcept {
           std::holds_alternative<affine>(l->form));
 }
 
-// vseg::pack_s(s, data, f) for lazy data: the same descriptor
-// (vseg::detail::packed_segd) and elements (each fixed block's kept ones at
-// the block's offset, as pack_with_offsets), the data written a block of
-// scratch at a time. s covers data and f. O(elements + segments).
+// plan.apply(data) for lazy data: the plan's elements (each fixed block's
+// kept ones at the block's offset, as pack_with_offsets), the data written
+// a block of scratch at a time. data has plan.source().elements() elements.
+// O(elements).
 template <class T>
-segmented_array<T> pack_blockwise(const segd& s, const value& data, std::span<const bool> f) {
-  segd descriptor = vseg::detail::packed_segd(s, f);
-  std::vector<std::int64_t> offsets;
-  const std::int64_t total = vseg::detail::flag_offsets(f, offsets);
-  auto out = buffer<T>::for_overwrite(total);
+array<T> pack_blockwise(const pack_plan& plan, const value& data) {
+  auto out = buffer<T>::for_overwrite(plan.kept());
   T* o = out.data();
-  vseg::detail::for_each_block(s.elements(), tuning::flat_block, [&](std::int64_t b, std::int64_t lo, std::int64_t hi) {
-    T* to = o + offsets[static_cast<std::size_t>(b)];
-    for (std::int64_t c = lo; c < hi; c += pack_block) {
-      const std::int64_t e = std::min(hi, c + pack_block);
-      T xs[pack_block];
-      write_range<T>(data, c, e, xs);
-      to += vseg::detail::pack_range(xs, f.data() + c, 0, e - c, to);
-    }
-  });
-  return {std::move(descriptor), std::move(out).freeze()};
+  const bool* f = plan.flags().data();
+  const std::vector<std::int64_t>& offsets = plan.block_offsets();
+  vseg::detail::for_each_block(plan.source().elements(), tuning::flat_block,
+                               [&](std::int64_t b, std::int64_t lo, std::int64_t hi) {
+                                 T* to = o + offsets[static_cast<std::size_t>(b)];
+                                 for (std::int64_t c = lo; c < hi; c += pack_block) {
+                                   const std::int64_t e = std::min(hi, c + pack_block);
+                                   T xs[pack_block];
+                                   write_range<T>(data, c, e, xs);
+                                   to += vseg::detail::pack_range(xs, f + c, 0, e - c, to);
+                                 }
+                               });
+  return std::move(out).freeze();
 }
 
 }  // namespace vseg::vcode::detail

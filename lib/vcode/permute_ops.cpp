@@ -232,6 +232,17 @@ void machine::dist() {  // values segd
   finish(2, wrap_value(vseg::replicate_s(s, values)));
 }
 
+// The plan of a PACK by the flags `depth` entries below the top over s:
+// the one the flags keep when it was made for s, else a new one, which
+// they then keep. The flags are a stored BOOL vector covered by s.
+std::shared_ptr<const pack_plan> machine::pack_plan_for(std::size_t depth, const segd& s) {
+  value& flags = *stack_[stack_.size() - 1 - depth];
+  if (const auto& kept = flags.cached_pack_plan(); kept != nullptr && kept->made_for(s)) return kept;
+  auto plan = std::make_shared<const pack_plan>(s, flags.as<bool_vec>());
+  flags.remember_pack_plan(plan);
+  return plan;
+}
+
 template <class T>
 void machine::pack() {  // data flags segd -> data segd
   need(3);
@@ -241,20 +252,22 @@ void machine::pack() {  // data flags segd -> data segd
     const segd& s = segdes(3, 3);
     same_length(n, flags.size(), "the data", "the flags");
     covers(s, n, "the data");
-    auto r = pack_blockwise<T>(s, at(2), flags.span());
+    const auto plan = pack_plan_for(1, s);
+    array<T> data = pack_blockwise<T>(*plan, at(2));
     drop(3);
-    push(wrap_value(std::move(r.data)));
-    return push(value{std::move(r.descriptor)});
+    push(wrap_value(std::move(data)));
+    return push(value{plan->descriptor()});
   }
   const auto& data = vec<T>(3, 1);
   const bool_vec& flags = bools(3, 2);
   const segd& s = segdes(3, 3);
   same_length(data.size(), flags.size(), "the data", "the flags");
   covers(s, data.size(), "the data");
-  auto r = vseg::pack_s(s, data, flags);
+  const auto plan = pack_plan_for(1, s);
+  array<T> kept = plan->apply(data);
   drop(3);
-  push(wrap_value(std::move(r.data)));
-  push(value{std::move(r.descriptor)});
+  push(wrap_value(std::move(kept)));
+  push(value{plan->descriptor()});
 }
 
 template <class T>

@@ -6,7 +6,7 @@
 // array), a splat (one element standing for many) or lazy (lazy.hpp: the
 // arguments that make it). Beside them it may keep cached facts about its
 // elements (the lengths/descriptor pair, a known permutation, a known
-// inverse). The fields are private: the representation is set only by the
+// inverse, the plan of a PACK by them). The fields are private: the representation is set only by the
 // named constructors, and a write in place goes through write_in_place(),
 // which drops every cached fact before it hands out the elements, so no
 // caller can leave a stale one (tests/vcode/test_vcode_value.cpp).
@@ -30,6 +30,7 @@
 #include "vseg/flat/map.hpp"
 #include "vseg/flat/tabulate.hpp"
 #include "vseg/segd.hpp"
+#include "vseg/segmented/pack.hpp"
 #include "vseg/vcode/program.hpp"
 
 namespace vseg::vcode::detail {
@@ -159,6 +160,11 @@ class value : public boost::intrusive_ref_counter<value, boost::thread_unsafe_co
   // inverse; radix inverts its rank twice), or nullptr. Keeps that array
   // alive, uncounted by -m.
   const int_vec* cached_inverse() const noexcept { return inverse_.size() > 0 ? &inverse_ : nullptr; }
+  // For BOOL flags: the last PACK's plan by them (vseg::pack_plan: the
+  // packed descriptor and block offsets), so the PACKs of a tuple's vectors
+  // by the same flags count them once; or nullptr. The plan names the
+  // descriptor it was made for (pack_plan::made_for).
+  const std::shared_ptr<const pack_plan>& cached_pack_plan() const noexcept { return pack_plan_; }
 
   // Records a fact; each throws std::logic_error (an interpreter bug) when
   // the fact cannot belong to this value (wrong kind, length or
@@ -175,6 +181,11 @@ class value : public boost::intrusive_ref_counter<value, boost::thread_unsafe_co
     if (!stored_ints()) refuse("mark_permutation");
     permutation_ = true;
   }
+  void remember_pack_plan(std::shared_ptr<const pack_plan> plan) {
+    if (!(which() == bool_ && is_stored() && plan != nullptr && plan->flags().size() == length()))
+      refuse("remember_pack_plan");
+    pack_plan_ = std::move(plan);
+  }
   void remember_inverse(int_vec inverse) {
     if (!(stored_ints() && inverse.size() == length() && length() > 0)) refuse("remember_inverse");
     inverse_ = std::move(inverse);
@@ -188,11 +199,14 @@ class value : public boost::intrusive_ref_counter<value, boost::thread_unsafe_co
   // is held by exactly one handle (its intrusive count is 1: no other stack
   // entry or lazy form shares it) and its array is its buffer's only owner
   // (array::writable_if_unique). Every cached fact is dropped before the
-  // elements are handed out. Otherwise an empty span and nothing changes.
+  // elements are handed out. Otherwise an empty span and nothing changes,
+  // but for a pack plan, dropped first whenever the handle is the only one
+  // (it shares the flags' buffer, which then would never be unique).
   template <class U>
   std::span<U> write_in_place(std::int64_t n) noexcept {
     auto* a = std::get_if<array<U>>(&v_);
     if (use_count() != 1 || a == nullptr || !is_stored() || a->size() != n) return {};
+    pack_plan_.reset();  // it shares the flags' buffer, which would not be unique
     const std::span<U> out = a->writable_if_unique();
     if (out.data() != nullptr) drop_cached_facts();
     return out;
@@ -208,6 +222,7 @@ class value : public boost::intrusive_ref_counter<value, boost::thread_unsafe_co
     descriptor_.reset();
     permutation_ = false;
     inverse_ = int_vec{};
+    pack_plan_.reset();
   }
 
   contents_type v_;
@@ -224,6 +239,7 @@ class value : public boost::intrusive_ref_counter<value, boost::thread_unsafe_co
   int_vec lengths_;
   std::shared_ptr<const segd> descriptor_;
   int_vec inverse_;
+  std::shared_ptr<const pack_plan> pack_plan_;
 };
 
 struct pair_value {

@@ -131,6 +131,15 @@ TEST_CASE("run: permutations with local indices") {
   // PACK leaves the data and the new descriptor
   CHECK(run_text(main_of("CONST INT (1 2 3 4 5)\nCONST BOOL (T F F T T)\n" + seg + "PACK INT\n")).out ==
         "( 1 4 5 )\n[ 1 2 ]\n");
+  // PACKs by shared flags (the flags keep their plan, pack_plan): over the
+  // same descriptor, over another of the same size (the plan must not be
+  // reused: [ 1 3 ], not [ 2 2 ]), and over the first again.
+  CHECK(run_text(main_of("CONST BOOL (T F T T F T)\nCONST SEGDES (3 3)\nCONST INT (1 2 3 4 5 6)\nCOPY 1 2\n"
+                         "COPY 1 2\nPACK INT\nCONST BOOL (T T F F T T)\nCOPY 1 4\nCOPY 1 4\nPACK BOOL\n"
+                         "CONST INT (10 20 30 40 50 60)\nCOPY 1 6\nCONST SEGDES (2 4)\nPACK INT\n"
+                         "CONST INT (7 8 9 10 11 12)\nCOPY 1 8\nCOPY 1 8\nPACK INT\n"))
+            .out == "( T F T T F T )\n[ 3 3 ]\n( 1 3 4 6 )\n[ 2 2 ]\n( T F F T )\n[ 2 2 ]\n( 10 30 40 60 )\n"
+                    "[ 1 3 ]\n( 7 9 10 12 )\n[ 2 2 ]\n");
   // INDEX: start stride segd; DIST: value segd; RANK_UP: data segd
   CHECK(run_text(main_of("CONST INT (5 0)\nCONST INT (2 -1)\n" + seg + "INDEX\n")).out == "( 5 7 0 -1 -2 )\n");
   CHECK(run_text(main_of("CONST INT (8 9)\n" + seg + "DIST INT\n")).out == "( 8 8 9 9 9 )\n");

@@ -103,6 +103,27 @@ TEST_CASE("value: no write in place when anything else could see it; the facts s
   }
 }
 
+TEST_CASE("value: flags keep a pack plan, which never blocks their write in place") {
+  const segd s = segd::from_lengths(vseg::fill<std::int64_t>(2, 2));
+  const auto flags_of = [] { return handle(new value(vseg::array<bool>{true, false, false, true})); };
+  handle f = flags_of();
+  f->remember_pack_plan(std::make_shared<const vseg::pack_plan>(s, f->as<vseg::vcode::detail::bool_vec>()));
+  REQUIRE(f->cached_pack_plan() != nullptr);
+  CHECK(f->cached_pack_plan()->made_for(s));
+  // The plan shares the flags' buffer; the only handle may still write.
+  const auto out = f->write_in_place<bool>(4);
+  CHECK(out.size() == 4);
+  CHECK(f->cached_pack_plan() == nullptr);
+  // Refused: not BOOL, or a plan of other flags' length.
+  handle ints = ints_0_to(4);
+  const vseg::array<bool> two{true, false};
+  const vseg::array<bool> four{true, true, false, false};
+  CHECK_THROWS_AS(ints->remember_pack_plan(std::make_shared<const vseg::pack_plan>(segd::single(4), four)),
+                  std::logic_error);
+  CHECK_THROWS_AS(flags_of()->remember_pack_plan(std::make_shared<const vseg::pack_plan>(segd::single(2), two)),
+                  std::logic_error);
+}
+
 TEST_CASE("value: a fact that cannot belong to the value is refused") {
   handle v = ints_0_to(4);
   CHECK_THROWS_AS(v->remember_inverse(vseg::iota<std::int32_t>(3, 0, 1)), std::logic_error);  // length
