@@ -251,7 +251,8 @@ bool machine::binary_fused() {
                               std::holds_alternative<expanded>(l->form) || std::holds_alternative<fused>(l->form));
     };
     if (!fusible(x) && !fusible(y)) return false;
-    const std::int64_t ops = 1 + fused_ops(x) + fused_ops(y);
+    // An op of a value with itself (NESL's x^2 is x * x) reads it once.
+    const std::int64_t ops = 1 + fused_ops(x) + (&x == &y ? 0 : fused_ops(y));
     if (ops > fused_ops_max) return false;
     // It holds its leaves (the operands that are not fused values): each
     // distinct one counted once, however often the expression reads it.
@@ -332,7 +333,8 @@ bool machine::binary_lazily(F f) {
     const T* b = ys;
     if (!x.is_stored()) write_range<T>(x, lo, hi, xs);
     else a = x.as<array<T>>().data() + lo;
-    if (!y.is_stored()) write_range<T>(y, lo, hi, ys);
+    if (&y == &x) b = a;  // x op x reads x once
+    else if (!y.is_stored()) write_range<T>(y, lo, hi, ys);
     else b = y.as<array<T>>().data() + lo;
     for (std::int64_t i = 0; i < hi - lo; ++i) o[lo + i] = f(a[i], b[i]);
   });

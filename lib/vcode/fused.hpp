@@ -15,7 +15,8 @@
 // A value is fused only when an operand is itself lazy (a replication, a
 // DIST, or another fused value), the result has at least lazy_min elements,
 // and the expression stays small: `ops` counts the ops one element costs
-// when read, a shared sub-expression once per read, and is bounded by
+// when read, a shared sub-expression once per read (but an op of a value
+// with itself, x * x, reads it once), and is bounded by
 // fused_ops_max. So no reader recomputes more than fused_ops_max ops per
 // element however the program shares its values: the bound is what keeps
 // sharing (d read three times above: 7 ops) from compounding.

@@ -72,7 +72,7 @@ void fused_binary(const fused& z, std::int64_t lo, std::int64_t hi, double* out)
       continue;
     }
     const double* x = fused_operand(*z.a, c, e, xs);
-    const double* y = fused_operand(*z.b, c, e, ys);
+    const double* y = z.b == z.a ? x : fused_operand(*z.b, c, e, ys);  // x * x evaluates x once
     for (std::int64_t i = 0; i < e - c; ++i) o[i] = f(x[i], y[i]);
   }
 }
