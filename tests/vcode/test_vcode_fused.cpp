@@ -83,6 +83,25 @@ TEST_CASE("fused: -m counts the operands a deferred op holds, not the elements i
             .find("memory limit exceeded") != std::string::npos);
 }
 
+TEST_CASE("fused: x * x reads x once, so squaring three times stays within the bound") {
+  // d = L - R (1 op), then d^2, d^4, d^8: 2, 3, 4 ops when a square reads
+  // its operand once (15 counted twice: past the bound of 8, so d^8 would be
+  // written out, 20000 words, which -m 15000 refuses).
+  const std::string squares =
+      main_of(with(l_vec + r_vec + "- FLOAT\n" + "COPY 1 0\n* FLOAT\nCOPY 1 0\n* FLOAT\nCOPY 1 0\n* FLOAT\n" +
+                       segments + "+_REDUCE FLOAT\n",
+                   ""));
+  const std::string written = main_of(with(l_vec + r_vec + "- FLOAT\nF\n" +
+                                               "COPY 1 0\n* FLOAT\nF\nCOPY 1 0\n* FLOAT\nF\nCOPY 1 0\n* FLOAT\nF\n" +
+                                               segments + "+_REDUCE FLOAT\n",
+                                           write_top_out));
+  CHECK(output_of(squares) == output_of(written));
+  run_options small;
+  small.memory_words = 15000;
+  CHECK(output_of(squares, small) == output_of(squares));
+  CHECK(output_of(written, small).find("memory limit exceeded") != std::string::npos);
+}
+
 TEST_CASE("fused: a lazy DIST over short and empty segments reads each segment's value where it is") {
   // Segments of 0 to 12 elements (Delaunay's per-point DISTs), 20000 in all,
   // each holding its own number as a FLOAT, beside the replication R.
