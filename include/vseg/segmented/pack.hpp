@@ -24,7 +24,9 @@ inline segd packed_segd(const segd& s, std::span<const bool> f) {
   auto counts = buffer<std::int64_t>::for_overwrite(s.segments());
   fold_segments<std::int64_t>(
       s.segments(), s.elements(), [&](std::int64_t j) { return s.end(j); },
-      [&](std::int64_t, std::int64_t lo, std::int64_t hi, std::int64_t acc) { return acc + count_flags(f.data(), lo, hi); },
+      [&](std::int64_t, std::int64_t lo, std::int64_t hi, std::int64_t acc) {
+        return acc + count_flags(f.data(), lo, hi);
+      },
       plus<std::int64_t>{}, counts.data());
   return segd::from_lengths(std::move(counts).freeze());
 }
@@ -82,7 +84,8 @@ segmented_array<element_t<R>> pack_s(const segd& s, const R& data, const Flags& 
   detail::check_covers_argument("pack_s", s.elements(), "the flags", detail::ssize(flags));
   const auto f = detail::as_span(flags);
   detail::pack_layout layout = detail::plan_pack(s, f);
-  return {std::move(layout.descriptor), detail::pack_with_offsets<T>(detail::as_span(data), f, layout.offsets, layout.kept)};
+  array<T> kept = detail::pack_with_offsets<T>(detail::as_span(data), f, layout.offsets, layout.kept);
+  return {std::move(layout.descriptor), std::move(kept)};
 }
 
 // pack_s by one descriptor and one set of flags, planned once and applied
