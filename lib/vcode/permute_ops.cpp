@@ -246,25 +246,16 @@ std::shared_ptr<const pack_plan> machine::pack_plan_for(std::size_t depth, const
 template <class T>
 void machine::pack() {  // data flags segd -> data segd
   need(3);
-  if (at(2).which() == vec_of<T>::kind && pack_reads_lazily(at(2), lazy_min)) {
-    const std::int64_t n = at(2).length();
-    const bool_vec& flags = bools(3, 2);
-    const segd& s = segdes(3, 3);
-    same_length(n, flags.size(), "the data", "the flags");
-    covers(s, n, "the data");
-    const auto plan = pack_plan_for(1, s);
-    array<T> data = pack_blockwise<T>(*plan, at(2));
-    drop(3);
-    push(wrap_value(std::move(data)));
-    return push(value{plan->descriptor()});
-  }
-  const auto& data = vec<T>(3, 1);
+  // A lazy replication, DIST or INDEX is read a block at a time where it
+  // is (pack_blockwise), not written out first.
+  const bool lazily = at(2).which() == vec_of<T>::kind && pack_reads_lazily(at(2), lazy_min);
+  const std::int64_t n = lazily ? at(2).length() : vec<T>(3, 1).size();
   const bool_vec& flags = bools(3, 2);
   const segd& s = segdes(3, 3);
-  same_length(data.size(), flags.size(), "the data", "the flags");
-  covers(s, data.size(), "the data");
+  same_length(n, flags.size(), "the data", "the flags");
+  covers(s, n, "the data");
   const auto plan = pack_plan_for(1, s);
-  array<T> kept = plan->apply(data);
+  array<T> kept = lazily ? pack_blockwise<T>(*plan, at(2)) : plan->apply(at(2).as<array<T>>());
   drop(3);
   push(wrap_value(std::move(kept)));
   push(value{plan->descriptor()});

@@ -6,10 +6,11 @@
 // array), a splat (one element standing for many) or lazy (lazy.hpp: the
 // arguments that make it). Beside them it may keep cached facts about its
 // elements (the lengths/descriptor pair, a known permutation, a known
-// inverse, the plan of a PACK by them). The fields are private: the representation is set only by the
-// named constructors, and a write in place goes through write_in_place(),
-// which drops every cached fact before it hands out the elements, so no
-// caller can leave a stale one (tests/vcode/test_vcode_value.cpp).
+// inverse, the plan of a PACK by them). The fields are private: the
+// representation is set only by the named constructors, and a write in
+// place goes through write_in_place(), which drops every cached fact before
+// it hands out the elements, so no caller can leave a stale one
+// (tests/vcode/test_vcode_value.cpp).
 #pragma once
 
 #include <algorithm>
