@@ -244,6 +244,21 @@ class pool {
     return limit_;
   }
 
+  void set_fresh_pages(fresh_pages policy) {
+    std::lock_guard<std::mutex> lock(m_);
+    fresh_ = policy;
+    if (base_.load(std::memory_order_relaxed) == nullptr) return;  // reserve() advises the whole range
+    // From the first huge page not yet carved: a huge page that holds used
+    // blocks keeps the pages it has.
+    const std::size_t from = (used_ + huge_page - 1) / huge_page * huge_page;
+    if (from < reserved_) advise(from, reserved_ - from);
+  }
+
+  fresh_pages fresh_policy() {
+    std::lock_guard<std::mutex> lock(m_);
+    return fresh_;
+  }
+
   void release_all() {
     std::lock_guard<std::mutex> lock(m_);
     trim(0);
@@ -309,12 +324,18 @@ class pool {
     void* p = mmap(nullptr, want + huge_page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED) return false;
     const std::uintptr_t base = (reinterpret_cast<std::uintptr_t>(p) + huge_page - 1) & ~(huge_page - 1);
-    // Advice only: ignored where transparent huge pages are off. A fresh
-    // 80 MB result faults in 40 huge pages instead of 20,000 small ones.
-    madvise(reinterpret_cast<void*>(base), want, MADV_HUGEPAGE);
     reserved_ = want;
     base_.store(reinterpret_cast<char*>(base), std::memory_order_release);
+    advise(0, want);
     return true;
+  }
+
+  // Advises [at, at + size) of the range for the fresh-page policy. Advice
+  // only: huge pages are ignored where transparent huge pages are off. A
+  // fresh 80 MB result faults in 40 huge pages instead of 20,000 small ones.
+  void advise(std::size_t at, std::size_t size) {
+    madvise(base_.load(std::memory_order_relaxed) + at, size,
+            fresh_ == fresh_pages::huge ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
   }
 
   static std::size_t default_limit() {
@@ -331,6 +352,7 @@ class pool {
   std::size_t cached_ = 0;   // bytes of free ranges that may be mapped
   std::size_t limit_ = default_limit();
   bool tried_ = false;
+  fresh_pages fresh_ = fresh_pages::huge;
   std::map<std::size_t, free_range> by_address_;             // offset -> range
   std::set<std::pair<std::size_t, std::size_t>> by_size_;    // (size, offset)
   allocator_statistics stats_;
@@ -354,6 +376,14 @@ void set_buffer_cache_limit(std::int64_t bytes) {
 std::int64_t buffer_cache_limit() { return static_cast<std::int64_t>(shared_pool().limit()); }
 
 void release_buffer_cache() { shared_pool().release_all(); }
+
+void set_fresh_pages(fresh_pages policy) {
+  if (policy != fresh_pages::huge && policy != fresh_pages::small)
+    detail::throw_invalid("set_fresh_pages", "unknown policy ", static_cast<int>(policy));
+  shared_pool().set_fresh_pages(policy);
+}
+
+fresh_pages fresh_page_policy() { return shared_pool().fresh_policy(); }
 
 namespace detail {
 

@@ -1,9 +1,12 @@
 // The buffer allocator (vseg/detail/allocator.hpp): reuse of freed blocks,
-// the cache bound, concurrent use, and the errors for impossible sizes.
+// the cache bound, concurrent use, the errors for impossible sizes, and the
+// page advice for fresh memory.
 #include <algorithm>
 #include <cstdint>
+#include <fstream>
 #include <new>
 #include <random>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -156,4 +159,71 @@ TEST_CASE("allocator: impossible sizes give errors that name the buffer and the 
   CHECK(bytes < n * 8 + 1024);
 
   CHECK_THROWS_AS(vseg::set_buffer_cache_limit(-1), std::invalid_argument);
+}
+
+namespace {
+
+// The VmFlags line of the mapping in /proc/self/smaps that holds address p
+// ("" if none does).
+std::string vm_flags_of(const void* p) {
+  const auto at = reinterpret_cast<std::uintptr_t>(p);
+  std::ifstream smaps("/proc/self/smaps");
+  std::string line;
+  bool inside = false;
+  while (std::getline(smaps, line)) {
+    unsigned long lo = 0, hi = 0;
+    char dash = 0;
+    std::istringstream head(line);
+    if (head >> std::hex >> lo >> dash >> hi && dash == '-' && line.find(':') > line.find(' ')) {
+      inside = lo <= at && at < hi;
+    } else if (inside && line.rfind("VmFlags:", 0) == 0) {
+      return line;
+    }
+  }
+  return "";
+}
+
+bool has_flag(const std::string& flags, const std::string& flag) {
+  std::istringstream words(flags);
+  std::string w;
+  while (words >> w)
+    if (w == flag) return true;
+  return false;
+}
+
+// A fresh block of 16 MiB carved past the pool's high-water mark (blocks
+// that reuse a free range are held and another is taken), and the last
+// byte's mapping flags.
+std::string flags_of_fresh_block(std::vector<buffer<char>>& held) {
+  for (int tries = 0; tries < 64; ++tries) {
+    const std::int64_t before = vseg::allocator_stats().pool_bytes;
+    held.push_back(buffer<char>::for_overwrite(16 * mib));
+    if (vseg::allocator_stats().pool_bytes > before) return vm_flags_of(held.back().data() + 16 * mib - 1);
+  }
+  return "(no fresh block)";
+}
+
+}  // namespace
+
+TEST_CASE("allocator: fresh memory is advised for huge or small pages as set") {
+  struct policy_guard {
+    vseg::fresh_pages saved = vseg::fresh_page_policy();
+    ~policy_guard() { vseg::set_fresh_pages(saved); }
+  } guard;
+  std::vector<buffer<char>> held;
+  vseg::set_fresh_pages(vseg::fresh_pages::small);
+  CHECK(vseg::fresh_page_policy() == vseg::fresh_pages::small);
+  const std::string small = flags_of_fresh_block(held);
+  CHECK(has_flag(small, "nh"));  // MADV_NOHUGEPAGE
+  CHECK_FALSE(has_flag(small, "hg"));
+  vseg::set_fresh_pages(vseg::fresh_pages::huge);
+  CHECK(vseg::fresh_page_policy() == vseg::fresh_pages::huge);
+  const std::string huge = flags_of_fresh_block(held);
+  CHECK(has_flag(huge, "hg"));  // MADV_HUGEPAGE
+  CHECK_FALSE(has_flag(huge, "nh"));
+  // The blocks are usable memory whichever the advice.
+  for (auto& b : held) b[16 * mib - 1] = 'x';
+  CHECK(held.front()[16 * mib - 1] == 'x');
+  CHECK_THROWS_WITH_AS(vseg::set_fresh_pages(static_cast<vseg::fresh_pages>(7)),
+                       doctest::Contains("set_fresh_pages"), std::invalid_argument);
 }

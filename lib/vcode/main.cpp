@@ -34,6 +34,8 @@ void usage(std::FILE* to) {
       "  --stats-shapes    --stats, plus the time per operation and operand shapes (sizes of the top stack entries)\n"
       "  --trace           print every instruction and the stack's shape to standard error\n"
       "  --sandbox         refuse SPAWN, FOPEN, FCLOSE, FREAD, FREAD_CHAR and FWRITE (see below)\n"
+      "  --fresh-pages P   back fresh vector memory by huge (the default) or small pages; small\n"
+      "                    can be faster on a VM that hands free memory back to its host\n"
       "  -h, --help        show this help\n"
       "\n"
       "A program is as trusted as a shell script: SPAWN runs any command and FOPEN\n"
@@ -57,6 +59,7 @@ int main(int argc, char** argv) {
   vseg::vcode::run_options options;
   long long threads = 0;
   bool stats = false;
+  std::string fresh_pages = "huge";
   const char* file = nullptr;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -74,6 +77,15 @@ int main(int argc, char** argv) {
       ++i;
       if (a == "-m") options.memory_words = v;
       else threads = v;
+    } else if (a == "--fresh-pages") {
+      const std::string p = i + 1 < argc ? argv[i + 1] : "";
+      if (p != "huge" && p != "small") {
+        std::fprintf(stderr, "vseg-vcode: --fresh-pages needs huge or small, not '%s'\n", p.c_str());
+        usage(stderr);
+        return 2;
+      }
+      ++i;
+      fresh_pages = p;
     } else if (a == "--sandbox") {
       options.sandbox = true;
     } else if (a == "--trace") {
@@ -98,6 +110,8 @@ int main(int argc, char** argv) {
     usage(stderr);
     return 2;
   }
+  // Measured both ways in notes/allocator.md ("Small pages for fresh memory").
+  if (fresh_pages == "small") vseg::set_fresh_pages(vseg::fresh_pages::small);
   std::error_code ec;
   if (std::filesystem::is_directory(file, ec)) {
     std::fprintf(stderr, "vseg-vcode: %s is a directory, not a VCODE program\n", file);

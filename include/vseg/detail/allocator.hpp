@@ -23,6 +23,14 @@
 //    reserved or is used up, blocks come from malloc.
 // The limit defaults to 1/8 of physical memory; set_buffer_cache_limit
 // changes it and release_buffer_cache empties the cache now.
+//
+// The part of the pool's range not carved yet is advised for huge pages
+// unless set_fresh_pages says otherwise: a 2 MiB page is one fault instead
+// of 512, and random access (a permute) misses the TLB less. On a VM that
+// hands free memory back to its host (free page reporting) a fresh huge
+// page comes back from the host at ~2.4 ms per MiB against ~0.4 for small
+// pages (bench/first_touch), so a program that streams through memory it
+// touches once can be faster on small pages there (notes/allocator.md).
 #pragma once
 
 #include <cstddef>
@@ -56,6 +64,19 @@ std::int64_t buffer_cache_limit();
 // Hands every cached free byte of the shared pool back to the system now
 // (the limit stays). O(free ranges).
 void release_buffer_cache();
+
+// How the pool backs memory it has not used yet.
+enum class fresh_pages {
+  huge,   // transparent huge pages advised (the default)
+  small,  // advised against: the system's base pages
+};
+
+// Sets the policy for the part of the pool not used yet (memory already
+// touched keeps its pages). O(1) system calls.
+void set_fresh_pages(fresh_pages policy);
+
+// The policy in effect. O(1).
+fresh_pages fresh_page_policy();
 
 // Thrown when the memory for a buffer cannot be had; what() names the
 // buffer and the size (bytes = SIZE_MAX: more than fits in a size_t). A std::bad_alloc, so generic handlers still see it.
