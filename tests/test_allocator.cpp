@@ -174,6 +174,8 @@ std::string vm_flags_of(const void* p) {
     unsigned long lo = 0, hi = 0;
     char dash = 0;
     std::istringstream head(line);
+    // A mapping's header ("lo-hi perms offset dev inode path") has its
+    // first ':' (in dev) after a space; a field line ("Size: ...") before.
     if (head >> std::hex >> lo >> dash >> hi && dash == '-' && line.find(':') > line.find(' ')) {
       inside = lo <= at && at < hi;
     } else if (inside && line.rfind("VmFlags:", 0) == 0) {

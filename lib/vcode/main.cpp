@@ -59,7 +59,7 @@ int main(int argc, char** argv) {
   vseg::vcode::run_options options;
   long long threads = 0;
   bool stats = false;
-  std::string fresh_pages = "huge";
+  vseg::fresh_pages fresh_pages = vseg::fresh_pages::huge;
   const char* file = nullptr;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -85,7 +85,7 @@ int main(int argc, char** argv) {
         return 2;
       }
       ++i;
-      fresh_pages = p;
+      fresh_pages = p == "small" ? vseg::fresh_pages::small : vseg::fresh_pages::huge;
     } else if (a == "--sandbox") {
       options.sandbox = true;
     } else if (a == "--trace") {
@@ -111,7 +111,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   // Measured both ways in notes/allocator.md ("Small pages for fresh memory").
-  if (fresh_pages == "small") vseg::set_fresh_pages(vseg::fresh_pages::small);
+  vseg::set_fresh_pages(fresh_pages);
   std::error_code ec;
   if (std::filesystem::is_directory(file, ec)) {
     std::fprintf(stderr, "vseg-vcode: %s is a directory, not a VCODE program\n", file);
