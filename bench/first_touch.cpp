@@ -1,12 +1,12 @@
 // The cost of a first touch of fresh memory on this machine: one byte
 // written per 4 KiB page of a fresh anonymous mapping, advised for huge
-// pages (what vseg's buffer pool does by default) or against them
-// (vseg::fresh_pages::small), then the same memory written whole (warm).
+// pages (what vseg's buffer pool gives blocks of 16 MiB and more) or
+// against them (smaller blocks), then the same memory written whole (warm).
 // With huge pages it also prints a map of the huge pages in order: '.'
 // under 0.5 ms, 'o' up to 1.5 ms, 'X' over (one that came back from the
 // host). Run each kind in its own process, at once after another run and
 // after a few seconds idle: on a VM that reports free memory to its host
-// the two differ (notes/allocator.md, "Small pages for fresh memory").
+// the two differ (notes/allocator.md, "Small pages for blocks below 16 MiB").
 //
 //     build/bench/first_touch [MiB] [huge|small]      (default 110 huge)
 #include <cstdint>

@@ -70,6 +70,8 @@ constexpr auto thread_depth = static_cast<int>(tuning::allocator_thread_depth); 
 constexpr auto thread_cache_bytes = static_cast<std::size_t>(tuning::allocator_thread_cache_bytes);
 constexpr std::size_t granule = 4 * kib;             // pool blocks are whole pages
 constexpr std::size_t huge_page = 2048 * kib;
+// From here blocks take huge pages under fresh_pages::by_block_size.
+constexpr auto small_page_block_limit = static_cast<std::size_t>(tuning::allocator_small_page_block_limit);
 constexpr std::size_t max_request = std::size_t{1} << 46;  // 64 TiB
 constexpr std::size_t malloc_alignment = alignof(std::max_align_t);
 
@@ -148,14 +150,17 @@ void cached_release(void* p, std::size_t c) noexcept {
 
 // ---------------------------------------------------------------------------
 // Blocks of 64 KiB and more: one address range reserved once (address space
-// only), advised for transparent huge pages as a whole before anything
-// touches it, carved by best fit with coalescing. A freed block stays mapped
-// (its pages warm) while the free bytes are within the limit. The range is
-// never unmapped; handing memory back is MADV_DONTNEED on free ranges.
+// only) as two halves, one advised for transparent huge pages and one
+// against them before anything touches it, each carved by best fit with
+// coalescing. The fresh-page policy picks the half a block comes from (by
+// default: by the block's size, see set_fresh_pages). A freed block stays
+// mapped (its pages warm) while the free bytes are within the limit. The
+// range is never unmapped; handing memory back is MADV_DONTNEED on free
+// ranges.
 class pool {
  public:
-  // A block of `bytes` bytes (page aligned), or nullptr when the range is
-  // used up or could not be reserved: the caller then asks malloc.
+  // A block of `bytes` bytes (page aligned), or nullptr when its half of the
+  // range is used up or could not be reserved: the caller then asks malloc.
   void* allocate(std::size_t bytes) {
     const std::size_t need = round_up(bytes);
     std::lock_guard<std::mutex> lock(m_);
@@ -163,73 +168,77 @@ class pool {
       ++stats_.fallback_blocks;
       return nullptr;
     }
+    half& h = halves_[static_cast<std::size_t>(half_for(need))];
     std::size_t at = 0;
     bool backed = false;
-    if (auto best = by_size_.lower_bound({need, 0}); best != by_size_.end()) {
+    if (auto best = h.by_size.lower_bound({need, 0}); best != h.by_size.end()) {
       // The smallest free range that fits; what is left of it stays free.
       const auto [size, offset] = *best;
-      backed = by_address_.at(offset).backed;
-      erase_free(offset);
+      backed = h.by_address.at(offset).backed;
+      erase_free(h, offset);
       at = offset;
-      if (size > need) insert_free(at + need, size - need, backed);
+      if (size > need) insert_free(h, at + need, size - need, backed);
     } else {
       // Nothing fits: carve from the end of the carved part, starting at
       // the last free range if it reaches that end.
-      at = used_;
-      if (!by_address_.empty()) {
-        const auto last = std::prev(by_address_.end());
-        if (last->first + last->second.size == used_) at = last->first;
+      at = h.used;
+      if (!h.by_address.empty()) {
+        const auto last = std::prev(h.by_address.end());
+        if (last->first + last->second.size == h.used) at = last->first;
       }
-      if (need > reserved_ - at) {
+      if (need > half_size_ - at) {
         ++stats_.fallback_blocks;
         return nullptr;
       }
-      if (at != used_) {
-        backed = by_address_.at(at).backed;
-        erase_free(at);
+      if (at != h.used) {
+        backed = h.by_address.at(at).backed;
+        erase_free(h, at);
       }
-      used_ = at + need;
+      h.used = at + need;
     }
     ++(backed ? stats_.reused_blocks : stats_.fresh_blocks);
     in_use_ += need;
-    char* block = base_.load(std::memory_order_relaxed) + at;
+    peak_in_use_ = std::max(peak_in_use_, in_use_);
+    char* block = h.base + at;
     unpoison(block, need);
     return block;
   }
 
   // Whether p came from allocate(). Called for every freed block, by any
   // thread, also before the range exists: base_ is published (release)
-  // after reserved_ is set.
+  // after half_size_ is set.
   bool owns(const void* p) const noexcept {
     const char* base = base_.load(std::memory_order_acquire);
     const auto* c = static_cast<const char*>(p);
-    return base != nullptr && c >= base && c < base + reserved_;
+    return base != nullptr && c >= base && c < base + 2 * half_size_;
   }
 
   // Takes back a block of `bytes` bytes from allocate(): merged with its
-  // free neighbours, kept mapped, and the largest free ranges handed back
-  // while the cached bytes are over the limit.
+  // free neighbours in its half, kept mapped, and the largest free ranges
+  // handed back while the cached bytes are over the limit.
   void release(void* p, std::size_t bytes) noexcept {
     std::size_t size = round_up(bytes);
     poison(p, size);
     std::lock_guard<std::mutex> lock(m_);
-    std::size_t at = static_cast<std::size_t>(static_cast<char*>(p) - base_.load(std::memory_order_relaxed));
+    const auto offset = static_cast<std::size_t>(static_cast<char*>(p) - base_.load(std::memory_order_relaxed));
+    half& h = halves_[offset < half_size_ ? 0 : 1];
+    std::size_t at = static_cast<std::size_t>(static_cast<char*>(p) - h.base);
     in_use_ -= size;
-    if (auto next = by_address_.find(at + size); next != by_address_.end()) {
+    if (auto next = h.by_address.find(at + size); next != h.by_address.end()) {
       size += next->second.size;
-      erase_free(next->first);
+      erase_free(h, next->first);
     }
-    if (auto prev = by_address_.lower_bound(at); prev != by_address_.begin()) {
+    if (auto prev = h.by_address.lower_bound(at); prev != h.by_address.begin()) {
       --prev;
       if (prev->first + prev->second.size == at) {
         at = prev->first;
         size += prev->second.size;
-        erase_free(at);
+        erase_free(h, at);
       }
     }
     // A merged range counts as mapped whole, although a neighbour may have
     // been handed back already: cached_ may overstate, never understate.
-    insert_free(at, size, true);
+    insert_free(h, at, size, true);
     trim(limit_);
   }
 
@@ -247,11 +256,6 @@ class pool {
   void set_fresh_pages(fresh_pages policy) {
     std::lock_guard<std::mutex> lock(m_);
     fresh_ = policy;
-    if (base_.load(std::memory_order_relaxed) == nullptr) return;  // reserve() advises the whole range
-    // From the first huge page not yet carved: a huge page that holds used
-    // blocks keeps the pages it has.
-    const std::size_t from = (used_ + huge_page - 1) / huge_page * huge_page;
-    if (from < reserved_) advise(from, reserved_ - from);
   }
 
   fresh_pages fresh_policy() {
@@ -270,7 +274,8 @@ class pool {
     s.cache_limit = static_cast<std::int64_t>(limit_);
     s.cached_bytes = static_cast<std::int64_t>(cached_);
     s.in_use_bytes = static_cast<std::int64_t>(in_use_);
-    s.pool_bytes = static_cast<std::int64_t>(used_);
+    s.peak_in_use_bytes = static_cast<std::int64_t>(peak_in_use_);
+    s.pool_bytes = static_cast<std::int64_t>(halves_[0].used + halves_[1].used);
     return s;
   }
 
@@ -280,62 +285,82 @@ class pool {
     bool backed;  // its pages may be mapped (counted in cached_)
   };
 
+  // One half of the range: its own free ranges and carved prefix. Offsets
+  // are from its base.
+  struct half {
+    char* base = nullptr;
+    std::size_t used = 0;                                    // the carved prefix
+    std::map<std::size_t, free_range> by_address;            // offset -> range
+    std::set<std::pair<std::size_t, std::size_t>> by_size;   // (size, offset)
+  };
+  static constexpr int huge_half = 0;
+  static constexpr int small_half = 1;
+
   static std::size_t round_up(std::size_t bytes) { return (bytes + granule - 1) / granule * granule; }
 
-  void insert_free(std::size_t at, std::size_t size, bool backed) {
-    by_address_.emplace(at, free_range{size, backed});
-    by_size_.emplace(size, at);
+  // The half a block of `need` bytes comes from under the policy.
+  int half_for(std::size_t need) const noexcept {
+    switch (fresh_) {
+      case fresh_pages::huge: return huge_half;
+      case fresh_pages::small: return small_half;
+      case fresh_pages::by_block_size: break;
+    }
+    return need < small_page_block_limit ? small_half : huge_half;
+  }
+
+  void insert_free(half& h, std::size_t at, std::size_t size, bool backed) {
+    h.by_address.emplace(at, free_range{size, backed});
+    h.by_size.emplace(size, at);
     if (backed) cached_ += size;
   }
 
-  void erase_free(std::size_t at) {
-    const auto it = by_address_.find(at);
-    by_size_.erase({it->second.size, at});
+  void erase_free(half& h, std::size_t at) {
+    const auto it = h.by_address.find(at);
+    h.by_size.erase({it->second.size, at});
     if (it->second.backed) cached_ -= it->second.size;
-    by_address_.erase(it);
+    h.by_address.erase(it);
   }
 
-  // Hands back the largest mapped free ranges until at most `target` bytes
-  // are cached. Largest first: the fewest calls, and a small range is the
-  // likeliest to be asked for again soon.
+  // Hands back the largest mapped free ranges, the huge-page half's first,
+  // until at most `target` bytes are cached. Largest first: the fewest
+  // calls, and a small range is the likeliest to be asked for again soon.
   void trim(std::size_t target) noexcept {
-    for (auto it = by_size_.rbegin(); it != by_size_.rend() && cached_ > target; ++it) {
-      free_range& r = by_address_.at(it->second);
-      if (!r.backed) continue;
-      char* p = base_.load(std::memory_order_relaxed) + it->second;
-      // Under ASan the range is poisoned; madvise does not read it.
-      madvise(p, r.size, MADV_DONTNEED);
-      r.backed = false;
-      cached_ -= r.size;
-      stats_.released_bytes += static_cast<std::int64_t>(r.size);
-    }
+    for (half& h : halves_)
+      for (auto it = h.by_size.rbegin(); it != h.by_size.rend() && cached_ > target; ++it) {
+        free_range& r = h.by_address.at(it->second);
+        if (!r.backed) continue;
+        // Under ASan the range is poisoned; madvise does not read it.
+        madvise(h.base + it->second, r.size, MADV_DONTNEED);
+        r.backed = false;
+        cached_ -= r.size;
+        stats_.released_bytes += static_cast<std::int64_t>(r.size);
+      }
   }
 
   bool reserve() {
     if (base_.load(std::memory_order_relaxed) != nullptr) return true;
     if (tried_) return false;
     tried_ = true;
-    // Address space for the machine's memory twice over (NORESERVE: no
-    // commitment until touched), at most 1 TiB.
+    // Address space for the machine's memory twice over per half
+    // (NORESERVE: no commitment until touched), at most 1 TiB each.
     const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
     const std::size_t physical = pages > 0 && page > 0 ? static_cast<std::size_t>(pages) * static_cast<std::size_t>(page)
                                                        : std::size_t{8} << 30;
-    const std::size_t want = std::min(std::size_t{1} << 40, 2 * physical);
-    void* p = mmap(nullptr, want + huge_page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    const std::size_t want = (std::min(std::size_t{1} << 40, 2 * physical) + huge_page - 1) / huge_page * huge_page;
+    void* p = mmap(nullptr, 2 * want + huge_page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                   -1, 0);
     if (p == MAP_FAILED) return false;
-    const std::uintptr_t base = (reinterpret_cast<std::uintptr_t>(p) + huge_page - 1) & ~(huge_page - 1);
-    reserved_ = want;
-    base_.store(reinterpret_cast<char*>(base), std::memory_order_release);
-    advise(0, want);
+    char* base = reinterpret_cast<char*>((reinterpret_cast<std::uintptr_t>(p) + huge_page - 1) & ~(huge_page - 1));
+    // Advice only: huge pages are ignored where transparent huge pages are
+    // off. A fresh 80 MB result faults in 40 huge pages instead of 20,000
+    // small ones.
+    madvise(base, want, MADV_HUGEPAGE);
+    madvise(base + want, want, MADV_NOHUGEPAGE);
+    halves_[huge_half].base = base;
+    halves_[small_half].base = base + want;
+    half_size_ = want;
+    base_.store(base, std::memory_order_release);
     return true;
-  }
-
-  // Advises [at, at + size) of the range for the fresh-page policy. Advice
-  // only: huge pages are ignored where transparent huge pages are off. A
-  // fresh 80 MB result faults in 40 huge pages instead of 20,000 small ones.
-  void advise(std::size_t at, std::size_t size) {
-    madvise(base_.load(std::memory_order_relaxed) + at, size,
-            fresh_ == fresh_pages::huge ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
   }
 
   static std::size_t default_limit() {
@@ -346,15 +371,14 @@ class pool {
 
   std::mutex m_;
   std::atomic<char*> base_{nullptr};
-  std::size_t reserved_ = 0;
-  std::size_t used_ = 0;     // the carved prefix of the range
-  std::size_t in_use_ = 0;   // bytes of live blocks
-  std::size_t cached_ = 0;   // bytes of free ranges that may be mapped
+  std::size_t half_size_ = 0;  // bytes of each half
+  std::array<half, 2> halves_;
+  std::size_t in_use_ = 0;       // bytes of live blocks
+  std::size_t peak_in_use_ = 0;  // the most in_use_ has been
+  std::size_t cached_ = 0;       // bytes of free ranges that may be mapped
   std::size_t limit_ = default_limit();
   bool tried_ = false;
-  fresh_pages fresh_ = fresh_pages::huge;
-  std::map<std::size_t, free_range> by_address_;             // offset -> range
-  std::set<std::pair<std::size_t, std::size_t>> by_size_;    // (size, offset)
+  fresh_pages fresh_ = fresh_pages::by_block_size;
   allocator_statistics stats_;
 };
 
@@ -378,7 +402,7 @@ std::int64_t buffer_cache_limit() { return static_cast<std::int64_t>(shared_pool
 void release_buffer_cache() { shared_pool().release_all(); }
 
 void set_fresh_pages(fresh_pages policy) {
-  if (policy != fresh_pages::huge && policy != fresh_pages::small)
+  if (policy != fresh_pages::huge && policy != fresh_pages::small && policy != fresh_pages::by_block_size)
     detail::throw_invalid("set_fresh_pages", "unknown policy ", static_cast<int>(policy));
   shared_pool().set_fresh_pages(policy);
 }

@@ -15,6 +15,7 @@
 #include <doctest/doctest.h>
 
 #include "vseg/array.hpp"
+#include "vseg/tuning.hpp"
 
 using vseg::array;
 using vseg::buffer;
@@ -54,6 +55,9 @@ TEST_CASE("allocator: a freed large block is handed out again") {
   const auto freed = vseg::allocator_stats();
   CHECK(freed.in_use_bytes == before.in_use_bytes);
   CHECK(freed.cached_bytes >= 8 * mib);
+  // The peak remembers the block after it is freed.
+  CHECK(freed.peak_in_use_bytes >= before.in_use_bytes + 8 * mib);
+  CHECK(freed.peak_in_use_bytes >= before.peak_in_use_bytes);
   auto again = buffer<double>::for_overwrite(mib);
   const auto after = vseg::allocator_stats();
   CHECK(again.data() == first);
@@ -193,39 +197,45 @@ bool has_flag(const std::string& flags, const std::string& flag) {
   return false;
 }
 
-// A fresh block of 16 MiB carved past the pool's high-water mark (blocks
-// that reuse a free range are held and another is taken), and the last
-// byte's mapping flags.
-std::string flags_of_fresh_block(std::vector<buffer<char>>& held) {
+// A fresh block of `bytes` bytes carved past the pool's high-water mark
+// (blocks that reuse a free range are held and another is taken), and its
+// last byte's mapping flags.
+std::string flags_of_fresh_block(std::vector<buffer<char>>& held, std::int64_t bytes) {
   for (int tries = 0; tries < 64; ++tries) {
     const std::int64_t before = vseg::allocator_stats().pool_bytes;
-    held.push_back(buffer<char>::for_overwrite(16 * mib));
-    if (vseg::allocator_stats().pool_bytes > before) return vm_flags_of(held.back().data() + 16 * mib - 1);
+    held.push_back(buffer<char>::for_overwrite(bytes));
+    if (vseg::allocator_stats().pool_bytes > before) return vm_flags_of(held.back().data() + bytes - 1);
   }
   return "(no fresh block)";
 }
 
+bool advised_small(const std::string& flags) { return has_flag(flags, "nh") && !has_flag(flags, "hg"); }
+bool advised_huge(const std::string& flags) { return has_flag(flags, "hg") && !has_flag(flags, "nh"); }
+
 }  // namespace
 
-TEST_CASE("allocator: fresh memory is advised for huge or small pages as set") {
+TEST_CASE("allocator: fresh memory takes small or huge pages by the policy and the block's size") {
   struct policy_guard {
     vseg::fresh_pages saved = vseg::fresh_page_policy();
     ~policy_guard() { vseg::set_fresh_pages(saved); }
   } guard;
+  const std::int64_t limit = vseg::tuning::allocator_small_page_block_limit;
+  const std::int64_t below = limit / 4, above = limit + mib;
   std::vector<buffer<char>> held;
+  // nh: MADV_NOHUGEPAGE, hg: MADV_HUGEPAGE.
+  vseg::set_fresh_pages(vseg::fresh_pages::by_block_size);
+  CHECK(vseg::fresh_page_policy() == vseg::fresh_pages::by_block_size);
+  CHECK(advised_small(flags_of_fresh_block(held, below)));
+  CHECK(advised_huge(flags_of_fresh_block(held, above)));
   vseg::set_fresh_pages(vseg::fresh_pages::small);
   CHECK(vseg::fresh_page_policy() == vseg::fresh_pages::small);
-  const std::string small = flags_of_fresh_block(held);
-  CHECK(has_flag(small, "nh"));  // MADV_NOHUGEPAGE
-  CHECK_FALSE(has_flag(small, "hg"));
+  CHECK(advised_small(flags_of_fresh_block(held, above)));
   vseg::set_fresh_pages(vseg::fresh_pages::huge);
   CHECK(vseg::fresh_page_policy() == vseg::fresh_pages::huge);
-  const std::string huge = flags_of_fresh_block(held);
-  CHECK(has_flag(huge, "hg"));  // MADV_HUGEPAGE
-  CHECK_FALSE(has_flag(huge, "nh"));
+  CHECK(advised_huge(flags_of_fresh_block(held, below)));
   // The blocks are usable memory whichever the advice.
-  for (auto& b : held) b[16 * mib - 1] = 'x';
-  CHECK(held.front()[16 * mib - 1] == 'x');
+  for (auto& b : held) b[b.size() - 1] = 'x';
+  CHECK(held.front()[held.front().size() - 1] == 'x');
   CHECK_THROWS_WITH_AS(vseg::set_fresh_pages(static_cast<vseg::fresh_pages>(7)),
                        doctest::Contains("set_fresh_pages"), std::invalid_argument);
 }

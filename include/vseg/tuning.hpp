@@ -150,6 +150,11 @@ inline constexpr std::int64_t allocator_pool_threshold = 64 * 1024;
 inline constexpr std::int64_t allocator_class_bytes = 1024;
 inline constexpr std::int64_t allocator_thread_depth = 4;
 inline constexpr std::int64_t allocator_thread_cache_bytes = 2 * 1024 * 1024;
+// Under fresh_pages::by_block_size (the default), pool blocks below this many
+// bytes take small pages and larger ones huge pages: the TLB of 4 KiB pages
+// reaches ~12 MiB here (3,072 entries), so a random access within a smaller
+// block needs no huge pages, while radix's 40 MB permutes do (notes/allocator.md).
+inline constexpr std::int64_t allocator_small_page_block_limit = 16 * 1024 * 1024;
 
 // The shared zero and iota index buffers (detail/index_buffers.hpp) grow in
 // steps of at least this many entries, so small nested arrays share one.

@@ -15,22 +15,26 @@
 //    class (4 blocks deep, at most 2 MiB per thread), then malloc; a thread
 //    returns what it keeps when it ends;
 //  - 64 KiB and more: one shared pool under a lock, carved from one reserved
-//    address range (advised for transparent huge pages) by best fit with
-//    coalescing of free neighbours. Freed blocks stay mapped for reuse while
-//    the pool's free bytes are within the cache limit; past it, the largest
-//    free ranges are handed back to the system (MADV_DONTNEED) until the
-//    free bytes are within the limit again. When the range cannot be
-//    reserved or is used up, blocks come from malloc.
+//    address range by best fit with coalescing of free neighbours. The range
+//    has two halves, one advised for transparent huge pages and one against
+//    them; the fresh-page policy below says which half serves a block.
+//    Freed blocks stay mapped for reuse while the pool's free bytes are
+//    within the cache limit; past it, the largest free ranges are handed
+//    back to the system (MADV_DONTNEED) until the free bytes are within the
+//    limit again. When the range cannot be reserved or is used up, blocks
+//    come from malloc.
 // The limit defaults to 1/8 of physical memory; set_buffer_cache_limit
 // changes it and release_buffer_cache empties the cache now.
 //
-// The part of the pool's range not carved yet is advised for huge pages
-// unless set_fresh_pages says otherwise: a 2 MiB page is one fault instead
-// of 512, and random access (a permute) misses the TLB less. On a VM that
-// hands free memory back to its host (free page reporting) a fresh huge
-// page comes back from the host at ~2.4 ms per MiB against ~0.4 for small
-// pages (bench/first_touch), so a program that streams through memory it
-// touches once can be faster on small pages there (notes/allocator.md).
+// Fresh pages (set_fresh_pages): by default a block below 16 MiB
+// (tuning::allocator_small_page_block_limit) takes small pages and a larger
+// one huge pages. A huge page is one fault instead of 512, and random access
+// over a large vector (a permute) misses the TLB less; below 16 MiB the
+// TLB's reach with 4 KiB pages covers the block anyway. On a VM that hands
+// free memory back to its host (free page reporting) a fresh huge page comes
+// back from the host at ~2.4 ms per MiB against ~0.4 for small pages
+// (bench/first_touch), which the small blocks of a program that keeps many
+// mid-sized vectors (NESL's Delaunay) then avoid (notes/allocator.md).
 #pragma once
 
 #include <cstddef>
@@ -44,7 +48,8 @@ struct allocator_statistics {
   std::int64_t cache_limit = 0;     // most free bytes the pool keeps mapped
   std::int64_t cached_bytes = 0;    // free bytes the pool keeps mapped now (at most cache_limit)
   std::int64_t in_use_bytes = 0;    // bytes of the pool's live blocks
-  std::int64_t pool_bytes = 0;      // the carved part of the reserved range (its high-water mark)
+  std::int64_t peak_in_use_bytes = 0;  // the most bytes of live blocks at any time (pool_bytes less is fragmentation)
+  std::int64_t pool_bytes = 0;      // the carved parts of the reserved range's two halves (their high-water marks)
   std::int64_t reused_blocks = 0;   // allocations served from memory a freed block left mapped
   std::int64_t fresh_blocks = 0;    // allocations served from untouched or handed-back memory
   std::int64_t fallback_blocks = 0; // allocations the pool could not serve (given to malloc)
@@ -65,14 +70,16 @@ std::int64_t buffer_cache_limit();
 // (the limit stays). O(free ranges).
 void release_buffer_cache();
 
-// How the pool backs memory it has not used yet.
+// Which pages back the pool's blocks.
 enum class fresh_pages {
-  huge,   // transparent huge pages advised (the default)
-  small,  // advised against: the system's base pages
+  by_block_size,  // small pages below tuning::allocator_small_page_block_limit, huge from there (the default)
+  huge,           // transparent huge pages advised, for every block
+  small,          // advised against, for every block: the system's base pages
 };
 
-// Sets the policy for the part of the pool not used yet (memory already
-// touched keeps its pages). O(1) system calls.
+// Sets the policy for blocks allocated from now on (a block in use keeps
+// its pages; a freed one serves later blocks of its kind). Throws
+// std::invalid_argument for a value not in the enum. O(1).
 void set_fresh_pages(fresh_pages policy);
 
 // The policy in effect. O(1).
