@@ -168,7 +168,7 @@ class pool {
       ++stats_.fallback_blocks;
       return nullptr;
     }
-    half& h = halves_[static_cast<std::size_t>(half_for(need))];
+    half& h = halves_[half_for(need)];
     std::size_t at = 0;
     bool backed = false;
     if (auto best = h.by_size.lower_bound({need, 0}); best != h.by_size.end()) {
@@ -221,7 +221,7 @@ class pool {
     poison(p, size);
     std::lock_guard<std::mutex> lock(m_);
     const auto offset = static_cast<std::size_t>(static_cast<char*>(p) - base_.load(std::memory_order_relaxed));
-    half& h = halves_[offset < half_size_ ? 0 : 1];
+    half& h = halves_[offset < half_size_ ? huge_half : small_half];
     std::size_t at = static_cast<std::size_t>(static_cast<char*>(p) - h.base);
     in_use_ -= size;
     if (auto next = h.by_address.find(at + size); next != h.by_address.end()) {
@@ -293,13 +293,13 @@ class pool {
     std::map<std::size_t, free_range> by_address;            // offset -> range
     std::set<std::pair<std::size_t, std::size_t>> by_size;   // (size, offset)
   };
-  static constexpr int huge_half = 0;
-  static constexpr int small_half = 1;
+  static constexpr std::size_t huge_half = 0;  // the lower half
+  static constexpr std::size_t small_half = 1;
 
   static std::size_t round_up(std::size_t bytes) { return (bytes + granule - 1) / granule * granule; }
 
   // The half a block of `need` bytes comes from under the policy.
-  int half_for(std::size_t need) const noexcept {
+  std::size_t half_for(std::size_t need) const noexcept {
     switch (fresh_) {
       case fresh_pages::huge: return huge_half;
       case fresh_pages::small: return small_half;

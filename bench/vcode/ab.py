@@ -23,8 +23,7 @@ import sys
 import time
 
 from benchlock import take_bench_lock
-
-VINTERP_WORDS = "400000000"  # as run.py
+from run import VINTERP_WORDS
 
 
 def main():

@@ -79,15 +79,15 @@ int main(int argc, char** argv) {
       else threads = v;
     } else if (a == "--fresh-pages") {
       const std::string p = i + 1 < argc ? argv[i + 1] : "";
-      if (p != "by-size" && p != "huge" && p != "small") {
+      if (p == "by-size") fresh_pages = vseg::fresh_pages::by_block_size;
+      else if (p == "huge") fresh_pages = vseg::fresh_pages::huge;
+      else if (p == "small") fresh_pages = vseg::fresh_pages::small;
+      else {
         std::fprintf(stderr, "vseg-vcode: --fresh-pages needs by-size, huge or small, not '%s'\n", p.c_str());
         usage(stderr);
         return 2;
       }
       ++i;
-      fresh_pages = p == "small" ? vseg::fresh_pages::small
-                    : p == "huge" ? vseg::fresh_pages::huge
-                                  : vseg::fresh_pages::by_block_size;
     } else if (a == "--sandbox") {
       options.sandbox = true;
     } else if (a == "--trace") {

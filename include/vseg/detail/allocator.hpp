@@ -30,7 +30,7 @@
 // (tuning::allocator_small_page_block_limit) takes small pages and a larger
 // one huge pages. A huge page is one fault instead of 512, and random access
 // over a large vector (a permute) misses the TLB less; below 16 MiB the
-// TLB's reach with 4 KiB pages covers the block anyway. On a VM that hands
+// TLB's reach with 4 KiB pages (~12 MiB on Zen 4) covers most of the block. On a VM that hands
 // free memory back to its host (free page reporting) a fresh huge page comes
 // back from the host at ~2.4 ms per MiB against ~0.4 for small pages
 // (bench/first_touch), which the small blocks of a program that keeps many
