@@ -381,6 +381,70 @@ void bm_flat(benchmark::State& state) {
   state.counters["elements"] = static_cast<double>(n);
 }
 
+// ---------------------------------------------------------------- permute_default
+
+// A permutation of [0, 2^k) that looks random: multiplications by odd
+// constants and xor-shifts, each a bijection on k bits.
+std::int64_t scrambled(std::uint64_t i, int k) {
+  const std::uint64_t mask = (std::uint64_t{1} << k) - 1;
+  const int half = std::max(1, k / 2);
+  std::uint64_t x = (i * 0x9e3779b97f4a7c15ULL) & mask;
+  x ^= x >> half;
+  x = (x * 0xbf58476d1ce4e5b9ULL) & mask;
+  x ^= x >> (half + 1);
+  return static_cast<std::int64_t>((x * 0x94d049bb133111ebULL) & mask);
+}
+
+// permute_default of n/2 doubles into n defaults (the later position wins a
+// repeated target), by distinct targets (the first half of a random
+// permutation) or by repeated ones (uniform random: about a fifth of the
+// sources share a target with a later one). Beside it, the scatter it
+// replaced (vseg before scatter_later_wins): a marked parallel pass, which
+// proves the targets distinct, and where they are not, a serial pass in
+// order. Both copy the defaults first; the traffic counted is that copy,
+// then the index and data read and one double stored per source.
+void bm_permute_default(benchmark::State& state, bool repeated) {
+  const std::int64_t n = elements;
+  const std::int64_t k = n / 2;
+  const int bits = std::countr_zero(static_cast<std::uint64_t>(n));
+  const auto idx = generate<std::int64_t>(k, [n, bits, repeated](std::int64_t i) {
+    const auto u = static_cast<std::uint64_t>(i);
+    return repeated ? static_cast<std::int64_t>(mix(u ^ 0x5ca7) % static_cast<std::uint64_t>(n)) : scrambled(u, bits);
+  });
+  const auto data = generate<double>(k, [](std::int64_t i) { return unit(static_cast<std::uint64_t>(i) ^ 0xda7a); });
+  const auto defaults = vseg::fill(n, -1.0);
+  const auto marked_then_serial = [&] {
+    auto out = vseg::buffer<double>::for_overwrite(n);
+    double* o = out.data();
+    split(n, [&](std::int64_t lo, std::int64_t hi) { std::copy(defaults.data() + lo, defaults.data() + hi, o + lo); });
+    vseg::detail::first_bad bad;
+    const vseg::detail::flat_targets<std::int64_t> targets{idx.span(), n, &bad};
+    if (!vseg::detail::scatter_distinct(targets, n, data.data(), o)) vseg::detail::scatter_last_wins(targets, data.data(), o);
+    return std::move(out).freeze();
+  };
+
+  // Check both against a serial loop before timing.
+  {
+    std::vector<double> expect(defaults.begin(), defaults.end());
+    for (std::int64_t i = 0; i < k; ++i) expect[static_cast<std::size_t>(idx[i])] = data[i];
+    const auto a = vseg::permute_default(data, idx, defaults);
+    const auto b = marked_then_serial();
+    for (std::int64_t t = 0; t < n; ++t)
+      if (a[t] != expect[static_cast<std::size_t>(t)] || b[t] != expect[static_cast<std::size_t>(t)])
+        return fail(state, "permute_default differs from a serial scatter at " + std::to_string(t));
+  }
+
+  std::vector<contender> cs;
+  add_stream_limits(cs);
+  const double nb = static_cast<double>(n) * 8, kb = static_cast<double>(k) * 8;
+  const std::vector<pass> traffic{{nb, nb}, {2 * kb, kb}};
+  cs.push_back({"permute_default", role::kernel, traffic,
+                timed_result([&] { return vseg::permute_default(data, idx, defaults); })});
+  cs.push_back({"marked_then_serial", role::kernel, traffic, timed_result(marked_then_serial)});
+  run_rounds(state, cs);
+  state.counters["elements"] = static_cast<double>(n);
+}
+
 // ---------------------------------------------------------------- segmented sum
 
 enum class shape { len1, len4, len16, len1024, giant, var1_4, var16_64, var512_2048, zipf };
@@ -636,6 +700,8 @@ int main(int argc, char** argv) {
         ->UseManualTime()->Iterations(rounds)->Unit(benchmark::kMillisecond);
   };
   reg("flat", bm_flat);
+  reg("permute_default/distinct", [](benchmark::State& st) { bm_permute_default(st, false); });
+  reg("permute_default/repeated", [](benchmark::State& st) { bm_permute_default(st, true); });
   for (shape k : {shape::len1, shape::len4, shape::len16, shape::len1024, shape::giant, shape::var1_4,
                   shape::var16_64, shape::var512_2048, shape::zipf})
     reg(std::string("sum_s/") + shape_name(k), [k](benchmark::State& st) { bm_sum_s(st, k); });

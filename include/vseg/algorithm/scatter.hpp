@@ -178,7 +178,7 @@ void scatter_checked(const char* op, std::span<T> dest, std::span<const I> idx, 
     first_bad bad;
     const flat_targets<I> targets{idx, n, &bad};
     if constexpr (last) {
-      if (!scatter_distinct(targets, n, in, o)) scatter_last_wins(targets, in, o);
+      scatter_later_wins(targets, n, in, o);
     } else {
       scatter_first_wins(targets, n, in, o);
     }

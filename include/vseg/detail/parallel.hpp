@@ -58,6 +58,16 @@ void parallel_for(std::int64_t n, std::int64_t grain, Body&& body) {
   run_ranges(n, grain, body);
 }
 
+// The threads a parallel loop started now may use (the live thread_limit's,
+// else the hardware's). O(1).
+inline int loop_threads() {
+#ifdef VSEG_PARALLEL_THREADS
+  return fork_join::limits::instance().current();
+#else
+  return static_cast<int>(tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism));
+#endif
+}
+
 // body(lo, hi) element-wise with the default grain.
 template <class Body>
 void parallel_for(std::int64_t n, Body&& body) {

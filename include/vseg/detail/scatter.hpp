@@ -14,9 +14,11 @@
 // sequential one: as many marks as sources proves the targets distinct,
 // which is all permute needs to know and the common case of permute_default
 // (scatter_marked). Element types without plain atomic stores first record
-// one writer per target and let only it write (scatter_distinct_with). Only
-// when a target repeats does permute_default redo the scatter serially, in
-// order, so that the last position wins (scatter_last_wins). Up to
+// one writer per target and let only it write (scatter_distinct_with).
+// permute_default, where the later position wins a repeated target, gives
+// each thread a range of targets to store in order instead
+// (scatter_last_wins_by_range), on a few threads always and on many only
+// once the marks found a repeat. Up to
 // tuning::serial_cutoff sources the named serial versions
 // (scatter_permutation_serial, scatter_over_defaults_serial) run instead.
 #pragma once
@@ -151,6 +153,55 @@ void scatter_last_wins(const Targets& targets, const T* in, T* o) {
   targets.each_in_order([in, o](std::int64_t i, std::int64_t t) { o[t] = in[i]; });
 }
 
+// scatter_last_wins on every thread: the targets [0, n) are cut into one
+// range per thread, and each thread walks all the pairs in increasing i,
+// storing only those whose target lies in its range. A target is written by
+// one thread only, in order, so the later position wins with no atomic, no
+// mark and no buffer, whatever the thread count. Every thread reads every
+// index (a sequential read) to do its share of the random stores; the
+// stores are what the serial pass waits on (Delaunay at 100,000 points:
+// DPERMUTEs of 0.9M INTs with 264k repeated targets into 2.7M).
+// O(sources * threads + n) work, O(sources + n / threads) span.
+template <class T, class Targets>
+void scatter_last_wins_by_range(const Targets& targets, std::int64_t n, const T* in, T* o) {
+  const std::int64_t ranges = std::min<std::int64_t>(loop_threads(), n / tuning::serial_cutoff);
+  if (ranges <= 1) return scatter_last_wins(targets, in, o);
+  parallel_for(ranges, 1, [&](std::int64_t lo, std::int64_t hi) {
+    for (std::int64_t r = lo; r < hi; ++r) {
+      const std::int64_t first = n / ranges * r + std::min(r, n % ranges);
+      const auto size = static_cast<std::uint64_t>(n / ranges + (r < n % ranges ? 1 : 0));
+      if constexpr (std::is_trivially_copyable_v<T> && std::is_default_constructible_v<T>) {
+        // A store outside the range lands here instead: no branch to
+        // mispredict (on random targets and two threads, 4.4 ms with the
+        // branch against 1.2 ms without).
+        T elsewhere{};
+        targets.each_in_order([in, o, first, size, &elsewhere](std::int64_t i, std::int64_t t) {
+          T* to = static_cast<std::uint64_t>(t - first) < size ? o + t : &elsewhere;
+          *to = in[i];
+        });
+      } else {
+        targets.each_in_order([in, o, first, size](std::int64_t i, std::int64_t t) {
+          if (static_cast<std::uint64_t>(t - first) < size) o[t] = in[i];
+        });
+      }
+    }
+  });
+}
+
+// o[t] = in[i] for every pair over o's present values, the later position
+// winning when a target repeats, in parallel. On up to
+// tuning::scatter_by_range_threads_max threads, by target ranges; on more,
+// first the marked scatter, which is all it takes when no target repeats,
+// and only when one does, by target ranges (the defaults stay untouched, as
+// every target of the first pass is a target again). O(sources + n) work
+// on many threads, O(sources * threads + n) on few.
+template <class T, class Targets>
+void scatter_later_wins(const Targets& targets, std::int64_t n, const T* in, T* o) {
+  if (loop_threads() <= tuning::scatter_by_range_threads_max) return scatter_last_wins_by_range(targets, n, in, o);
+  if (scatter_distinct(targets, n, in, o) || targets.bad->any()) return;
+  scatter_last_wins_by_range(targets, n, in, o);
+}
+
 // The serial version of scatter_permutation: o[t] = in[i] in increasing i;
 // false when a target repeats. O(sources + n).
 template <class T, class Targets, class In>
@@ -191,11 +242,7 @@ void scatter_over_defaults_serial(const Targets& targets, std::int64_t n, const 
 template <class T, class Targets>
 void scatter_onto(const Targets& targets, std::int64_t n, const T* in, T* o) {
   if (targets.sources() <= tuning::serial_cutoff) return scatter_last_wins(targets, in, o);
-  if (scatter_distinct(targets, n, in, o) || targets.bad->any()) return;
-  // A target repeats and o holds an arbitrary writer's value there: redo
-  // the targets with the last writer winning (the defaults stay untouched,
-  // as every target of the first pass is a target again).
-  scatter_last_wins(targets, in, o);
+  scatter_later_wins(targets, n, in, o);
 }
 
 // o = def, then o[t] = in[i] for every pair, the later position winning when
