@@ -1,6 +1,7 @@
 // Throughput of vseg's flat and segmented primitives against the machine's
 // memory-bandwidth limits, with Thrust's TBB backend reduce_by_key and a
-// hand-written oneTBB loop beside the segmented sum on the same data.
+// hand-written oneTBB loop beside the segmented sum on the same data, and
+// permute_default beside the scatter it replaced.
 // scripts/bench-primitives runs it and writes notes/bench-primitives.md,
 // where the method is explained.
 //
