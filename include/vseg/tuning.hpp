@@ -138,6 +138,15 @@ inline constexpr std::int64_t streaming_store_min_bytes = std::int64_t{32} << 20
 // more than the mapping's few read faults (huge zero pages).
 inline constexpr std::int64_t shared_zero_fill_min_bytes = std::int64_t{1} << 20;
 
+// The shared zeros' mapping (detail/index_buffers.hpp) stays mapped after its
+// last slice is dropped while it spans at most this many bytes: its pages,
+// once read, keep mapping the kernel's zero page, and the next fill of zeros
+// reads them without a fault. Dropped with its last slice, every fill mapped
+// it again and faulted in every page it read (batcher's splats of 0 written
+// out: 44,820 page faults a run, ~8 us each on this VM, notes/vcode.md). At
+// most 2 MiB of page tables for 1 GiB read whole.
+inline constexpr std::int64_t shared_zeros_kept_bytes = std::int64_t{1} << 30;
+
 // The buffer allocator behind buffer<T> (lib/allocator.cpp; the policy and
 // its measurements are in notes/allocator.md). Requests below
 // allocator_small_limit bytes go to the global operator new; from

@@ -11,8 +11,9 @@
 // Both arrays are slices of one process-wide buffer, grown (to the next
 // power of two for the zeros, to a multiple of 2^16 for the iota) when a
 // longer one is asked for. The previous buffer lives
-// on while an array still slices it; the cache holds it only weakly, so an
-// unused buffer is freed. The zeros are anonymous memory that is never
+// on while an array still slices it; the cache holds the iota only weakly,
+// so an unused one is freed, and the zeros (address space, not memory) for
+// good up to a size (shared_zeros). The zeros are anonymous memory that is never
 // written: untouched pages cost no physical memory, and reading them maps
 // the kernel's shared zero page. O(1) per call, amortised, except that a
 // grown iota buffer is written once (O(n)).
@@ -34,6 +35,7 @@
 #include "vseg/array.hpp"
 #include "vseg/detail/error.hpp"
 #include "vseg/detail/parallel.hpp"
+#include "vseg/tuning.hpp"
 
 namespace vseg::detail {
 
@@ -121,10 +123,17 @@ bool all_zero_bytes(const T& v) noexcept {
 // Throws std::length_error when n·sizeof(I) bytes exceed 2^63, and
 // index_buffer_alloc_error when the system refuses the address space; both
 // name `operation` (the caller, e.g. "replicate") and n.
+//
+// A mapping of at most tuning::shared_zeros_kept_bytes stays mapped after
+// its last slice is dropped: the pages a read has faulted in (each mapping
+// the kernel's zero page) stay faulted in, so the next call of the same
+// size costs no mmap, no munmap and no page fault. A larger one lives only
+// while a slice holds it (address space is not free without bound).
 template <class I>
 array<I> shared_zeros(std::int64_t n, const char* operation = "shared_zeros") {
   static std::mutex lock;
   static std::weak_ptr<const void> cached;
+  static std::shared_ptr<const void> kept;  // the cached mapping, while small enough
   static std::int64_t cached_size = 0;
   if (n <= 0) return array<I>{};
   constexpr std::int64_t limit = max_index_buffer_elements<I>();
@@ -133,10 +142,12 @@ array<I> shared_zeros(std::int64_t n, const char* operation = "shared_zeros") {
   std::shared_ptr<const void> owner = cached.lock();
   if (!owner || cached_size < n) {
     const std::int64_t size = zeros_capacity(n, limit);
-    owner = map_zero_pages(size * static_cast<std::int64_t>(sizeof(I)), operation, n);
+    const std::int64_t bytes = size * static_cast<std::int64_t>(sizeof(I));
+    owner = map_zero_pages(bytes, operation, n);
     // Only now: a failed mapping leaves the cache describing the old buffer.
     cached = owner;
     cached_size = size;
+    kept = bytes <= tuning::shared_zeros_kept_bytes ? owner : nullptr;
   }
   const I* data = static_cast<const I*>(owner.get());
   return array<I>::adopt(std::move(owner), data, n);
