@@ -10,13 +10,13 @@
 //
 // Both arrays are slices of one process-wide buffer, grown (to the next
 // power of two for the zeros, to a multiple of 2^16 for the iota) when a
-// longer one is asked for. The previous buffer lives
-// on while an array still slices it; the cache holds the iota only weakly,
-// so an unused one is freed, and the zeros (address space, not memory) for
-// good up to a size (shared_zeros). The zeros are anonymous memory that is never
-// written: untouched pages cost no physical memory, and reading them maps
-// the kernel's shared zero page. O(1) per call, amortised, except that a
-// grown iota buffer is written once (O(n)).
+// longer one is asked for. The previous buffer lives on while an array
+// still slices it. The cache holds the iota only weakly, so an unused one
+// is freed; it keeps the zeros (address space, not memory) mapped up to a
+// size until a longer one replaces them (shared_zeros). The zeros are
+// anonymous memory that is never written: untouched pages cost no physical
+// memory, and reading them maps the kernel's shared zero page. O(1) per
+// call, amortised, except that a grown iota buffer is written once (O(n)).
 #pragma once
 
 #include <sys/mman.h>
