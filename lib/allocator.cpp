@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -163,45 +164,10 @@ class pool {
   // range is used up or could not be reserved: the caller then asks malloc.
   void* allocate(std::size_t bytes) {
     const std::size_t need = round_up(bytes);
-    std::lock_guard<std::mutex> lock(m_);
-    if (!reserve()) {
-      ++stats_.fallback_blocks;
-      return nullptr;
-    }
-    half& h = halves_[half_for(need)];
-    std::size_t at = 0;
-    bool backed = false;
-    if (auto best = h.by_size.lower_bound({need, 0}); best != h.by_size.end()) {
-      // The smallest free range that fits; what is left of it stays free.
-      const auto [size, offset] = *best;
-      backed = h.by_address.at(offset).backed;
-      erase_free(h, offset);
-      at = offset;
-      if (size > need) insert_free(h, at + need, size - need, backed);
-    } else {
-      // Nothing fits: carve from the end of the carved part, starting at
-      // the last free range if it reaches that end.
-      at = h.used;
-      if (!h.by_address.empty()) {
-        const auto last = std::prev(h.by_address.end());
-        if (last->first + last->second.size == h.used) at = last->first;
-      }
-      if (need > half_size_ - at) {
-        ++stats_.fallback_blocks;
-        return nullptr;
-      }
-      if (at != h.used) {
-        backed = h.by_address.at(at).backed;
-        erase_free(h, at);
-      }
-      h.used = at + need;
-    }
-    ++(backed ? stats_.reused_blocks : stats_.fresh_blocks);
-    in_use_ += need;
-    peak_in_use_ = std::max(peak_in_use_, in_use_);
-    char* block = h.base + at;
-    unpoison(block, need);
-    return block;
+    const carved c = carve(need);
+    // Outside the lock: populating 16 MiB takes a few milliseconds.
+    if (c.populate) populate_pages(c.block, need);
+    return c.block;
   }
 
   // Whether p came from allocate(). Called for every freed block, by any
@@ -280,6 +246,64 @@ class pool {
   }
 
  private:
+  // A block carved for allocate() (nullptr: none), and whether to populate
+  // it: a small-page block some of whose pages may be unmapped (never
+  // touched, or handed back).
+  struct carved {
+    char* block = nullptr;
+    bool populate = false;
+  };
+
+  carved carve(std::size_t need) {
+    std::lock_guard<std::mutex> lock(m_);
+    if (!reserve()) {
+      ++stats_.fallback_blocks;
+      return {};
+    }
+    half& h = halves_[half_for(need)];
+    std::size_t at = 0;
+    bool backed = false;
+    if (auto best = h.by_size.lower_bound({need, 0}); best != h.by_size.end()) {
+      // The smallest free range that fits; what is left of it stays free.
+      const auto [size, offset] = *best;
+      backed = h.by_address.at(offset).backed;
+      erase_free(h, offset);
+      at = offset;
+      if (size > need) insert_free(h, at + need, size - need, backed);
+    } else {
+      // Nothing fits: carve from the end of the carved part, starting at
+      // the last free range if it reaches that end.
+      at = h.used;
+      if (!h.by_address.empty()) {
+        const auto last = std::prev(h.by_address.end());
+        if (last->first + last->second.size == h.used) at = last->first;
+      }
+      if (need > half_size_ - at) {
+        ++stats_.fallback_blocks;
+        return {};
+      }
+      if (at != h.used) erase_free(h, at);
+      h.used = at + need;  // past the old end: some pages never touched
+    }
+    ++(backed ? stats_.reused_blocks : stats_.fresh_blocks);
+    in_use_ += need;
+    peak_in_use_ = std::max(peak_in_use_, in_use_);
+    char* block = h.base + at;
+    unpoison(block, need);
+    return {block, !backed && &h == &halves_[small_half]};
+  }
+
+  // Faults in the pages of a fresh small-page block in one call instead of
+  // one fault per 4 KiB page on first write (notes/allocator.md, "Fresh
+  // small pages populated"). Advice only: before Linux 5.14 (EINVAL) the
+  // pages fault in as they are written, and the block is usable either way.
+  static void populate_pages(void* block, std::size_t bytes) noexcept {
+    static std::atomic<bool> unsupported{false};
+    if (unsupported.load(std::memory_order_relaxed)) return;
+    if (madvise(block, bytes, MADV_POPULATE_WRITE) != 0 && errno == EINVAL)
+      unsupported.store(true, std::memory_order_relaxed);
+  }
+
   struct free_range {
     std::size_t size;
     bool backed;  // its pages may be mapped (counted in cached_)
