@@ -7,8 +7,14 @@
 // host). Run each kind in its own process, at once after another run and
 // after a few seconds idle: on a VM that reports free memory to its host
 // the two differ (notes/allocator.md, "Small pages for blocks below 16 MiB").
+// With `populate` the pages are faulted in by one
+// madvise(MADV_POPULATE_WRITE) instead of one write per page (what vseg's
+// pool does for a fresh small-page block: notes/allocator.md, "Fresh small
+// pages populated"); run both in one minute to compare.
 //
-//     build/bench/first_touch [MiB] [huge|small]      (default 110 huge)
+//     build/bench/first_touch [MiB] [huge|small] [touch|populate]
+//                                                  (default 110 huge touch)
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -35,11 +41,12 @@ char map_mark(double ms) { return ms < 0.5 ? '.' : ms < 1.5 ? 'o' : 'X'; }
 int main(int argc, char** argv) {
   const std::size_t mib = argc > 1 ? static_cast<std::size_t>(std::atoi(argv[1])) : 110;
   const std::string kind = argc > 2 ? argv[2] : "huge";
-  if (mib == 0 || (kind != "huge" && kind != "small")) {
-    std::fprintf(stderr, "usage: first_touch [MiB > 0] [huge|small]\n");
+  const std::string how = argc > 3 ? argv[3] : "touch";
+  if (mib == 0 || (kind != "huge" && kind != "small") || (how != "touch" && how != "populate")) {
+    std::fprintf(stderr, "usage: first_touch [MiB > 0] [huge|small] [touch|populate]\n");
     return 2;
   }
-  const bool huge = kind == "huge";
+  const bool huge = kind == "huge", populate = how == "populate";
   const std::size_t n = mib << 20;
   void* raw = mmap(nullptr, n + huge_page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (raw == MAP_FAILED) {
@@ -52,14 +59,20 @@ int main(int argc, char** argv) {
   const double t0 = now();
   for (std::size_t at = 0; at < n; at += huge_page) {
     const double page_start = now();
-    for (std::size_t i = at; i < at + huge_page && i < n; i += 4096) p[i] = 1;
+    const std::size_t end = std::min(at + huge_page, n);
+    if (!populate) {
+      for (std::size_t i = at; i < end; i += 4096) p[i] = 1;
+    } else if (madvise(p + at, end - at, MADV_POPULATE_WRITE) != 0) {
+      std::perror("madvise(MADV_POPULATE_WRITE)");
+      return 1;
+    }
     marks += map_mark((now() - page_start) * 1e3);
   }
   const double t1 = now();
   std::memset(p, 2, n);
   const double t2 = now();
-  std::printf("%-11s %zu MiB: first touch %.1f ms (%.2f ms/MiB), written again %.1f ms\n",
-              huge ? "huge pages" : "4 KiB pages", mib, (t1 - t0) * 1e3, (t1 - t0) * 1e3 / static_cast<double>(mib),
+  std::printf("%-11s %zu MiB: first touch%s %.1f ms (%.2f ms/MiB), written again %.1f ms\n",
+              huge ? "huge pages" : "4 KiB pages", mib, populate ? " (populated)" : "", (t1 - t0) * 1e3, (t1 - t0) * 1e3 / static_cast<double>(mib),
               (t2 - t1) * 1e3);
   if (huge) std::printf("per huge page: %s\n", marks.c_str());
   munmap(raw, n + huge_page);
