@@ -1,5 +1,5 @@
 // Shared helpers for the unit tests: seeded inputs, the standard sizes and
-// segment mixes, and thread-count sweeps.
+// segment mixes, thread-count sweeps, and the process's page-fault count.
 #pragma once
 
 #include <atomic>
@@ -8,6 +8,8 @@
 #include <random>
 #include <string>
 #include <vector>
+
+#include <sys/resource.h>
 
 #include <doctest/doctest.h>
 
@@ -21,6 +23,14 @@ namespace vseg::test {
 inline std::vector<std::int64_t> standard_sizes() {
   const std::int64_t b = tuning::flat_block;
   return {0, 1, 2, b - 1, b, b + 1, 3 * b + 7, 200'003};
+}
+
+// Page faults this process has taken so far (minor: no disk), for tests
+// that count them instead of timing. O(1).
+inline long page_faults() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return u.ru_minflt + u.ru_majflt;
 }
 
 // Thread counts for sweeps, in a non-monotonic order (as oneTBB's own tests do).

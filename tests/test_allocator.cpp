@@ -15,8 +15,8 @@
 #include <doctest/doctest.h>
 
 #include <sys/mman.h>
-#include <sys/resource.h>
 
+#include "support.hpp"
 #include "vseg/array.hpp"
 #include "vseg/tuning.hpp"
 
@@ -245,13 +245,6 @@ TEST_CASE("allocator: fresh memory takes small or huge pages by the policy and t
 
 namespace {
 
-// Page faults this process has taken so far (minor: no disk).
-long page_faults() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return u.ru_minflt + u.ru_majflt;
-}
-
 #if defined(__SANITIZE_THREAD__)
 constexpr bool under_thread_sanitizer = true;
 #elif defined(__has_feature)
@@ -272,9 +265,9 @@ bool kernel_populates() {
 // Faults taken while one byte of every 4 KiB page of b is written, serially
 // (so only this thread faults); the bytes written are checked.
 long faults_writing(buffer<char>& b) {
-  const long before = page_faults();
+  const long before = vseg::test::page_faults();
   for (std::int64_t i = 0; i < b.size(); i += 4096) b[i] = static_cast<char>(i >> 12);
-  const long taken = page_faults() - before;
+  const long taken = vseg::test::page_faults() - before;
   for (std::int64_t i = 0; i < b.size(); i += 4096) CHECK(b[i] == static_cast<char>(i >> 12));
   return taken;
 }
@@ -294,7 +287,6 @@ TEST_CASE("allocator: a fresh small-page block comes with its pages, not a fault
     vseg::fresh_pages saved = vseg::fresh_page_policy();
     ~policy_guard() { vseg::set_fresh_pages(saved); }
   } guard;
-  limit_guard limit;
   vseg::set_fresh_pages(vseg::fresh_pages::by_block_size);
   const std::int64_t bytes = 4 * mib, pages = bytes / 4096;
   static_assert(4 * mib < vseg::tuning::allocator_small_page_block_limit);

@@ -14,8 +14,7 @@
 #include <stdexcept>
 #include <string>
 
-#include <sys/resource.h>
-
+#include "support.hpp"
 #include "vseg/detail/index_buffers.hpp"
 #include "vseg/vseg.hpp"
 
@@ -132,13 +131,6 @@ TEST_CASE("index_buffers: a large fill of zero bytes is a slice of the shared ze
 
 namespace {
 
-// Page faults this process has taken so far (minor: no disk). O(1).
-long page_faults() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return u.ru_minflt + u.ru_majflt;
-}
-
 // Reads every element of xs serially (so only this thread faults) and
 // returns their sum, which the caller checks, so the reads are not elided.
 std::int64_t read_all(const array<std::int32_t>& xs) {
@@ -163,10 +155,10 @@ TEST_CASE("index_buffers: zeros dropped and asked for again are read without a p
     first = zeros.data();
     CHECK(read_all(zeros) == 0);  // faults the pages in (if not already)
   }
-  const long before = page_faults();
+  const long before = vseg::test::page_faults();
   const auto again = vseg::fill<std::int32_t>(n, 0);
   CHECK(read_all(again) == 0);
-  const long faults = page_faults() - before;
+  const long faults = vseg::test::page_faults() - before;
   CHECK(again.data() == first);
   // The same address: necessary, not sufficient (a new mapping can land
   // where the old one was unmapped). The fault count is the proof: without
