@@ -3,6 +3,7 @@
 #include "vseg/detail/allocator.hpp"
 
 #include "vseg/detail/error.hpp"
+#include "vseg/detail/parallel.hpp"
 #include "vseg/tuning.hpp"
 
 #include <algorithm>
@@ -164,8 +165,11 @@ class pool {
   // range is used up or could not be reserved: the caller then asks malloc.
   void* allocate(std::size_t bytes) {
     const std::size_t need = round_up(bytes);
-    const carved c = carve(need);
+    // Asked before the lock: oneTBB's count takes a lock of its own.
+    const bool worker = detail::loop_threads() > 1;
+    const carved c = carve(need, worker);
     // Outside the lock: populating 16 MiB takes a few milliseconds.
+    if (c.ahead_bytes > 0) touch_ahead_later(c.ahead_at, c.ahead_bytes, c.ahead_generation);
     if (c.populate) populate_pages(c.block, need);
     return c.block;
   }
@@ -183,29 +187,24 @@ class pool {
   // free neighbours in its half, kept mapped, and the largest free ranges
   // handed back while the cached bytes are over the limit.
   void release(void* p, std::size_t bytes) noexcept {
-    std::size_t size = round_up(bytes);
+    const std::size_t size = round_up(bytes);
     poison(p, size);
     std::lock_guard<std::mutex> lock(m_);
     const auto offset = static_cast<std::size_t>(static_cast<char*>(p) - base_.load(std::memory_order_relaxed));
     half& h = halves_[offset < half_size_ ? huge_half : small_half];
-    std::size_t at = static_cast<std::size_t>(static_cast<char*>(p) - h.base);
     in_use_ -= size;
-    if (auto next = h.by_address.find(at + size); next != h.by_address.end()) {
-      size += next->second.size;
-      erase_free(h, next->first);
-    }
-    if (auto prev = h.by_address.lower_bound(at); prev != h.by_address.begin()) {
-      --prev;
-      if (prev->first + prev->second.size == at) {
-        at = prev->first;
-        size += prev->second.size;
-        erase_free(h, at);
-      }
-    }
-    // A merged range counts as mapped whole, although a neighbour may have
-    // been handed back already: cached_ may overstate, never understate.
-    insert_free(h, at, size, true);
+    free_range_at(h, static_cast<std::size_t>(static_cast<char*>(p) - h.base), size, true);
     trim(limit_);
+  }
+
+  void set_touch_ahead(std::size_t bytes) {
+    std::lock_guard<std::mutex> lock(m_);
+    touch_ahead_ = round_up(bytes);
+  }
+
+  std::size_t touch_ahead() {
+    std::lock_guard<std::mutex> lock(m_);
+    return touch_ahead_;
   }
 
   void set_limit(std::size_t bytes) {
@@ -231,6 +230,7 @@ class pool {
 
   void release_all() {
     std::lock_guard<std::mutex> lock(m_);
+    ++generation_;
     trim(0);
   }
 
@@ -242,19 +242,26 @@ class pool {
     s.in_use_bytes = static_cast<std::int64_t>(in_use_);
     s.peak_in_use_bytes = static_cast<std::int64_t>(peak_in_use_);
     s.pool_bytes = static_cast<std::int64_t>(halves_[0].used + halves_[1].used);
+    s.untouched_bytes = static_cast<std::int64_t>(untouched_);
     return s;
   }
 
  private:
   // A block carved for allocate() (nullptr: none), and whether to populate
   // it: a small-page block some of whose pages may be unmapped (never
-  // touched, or handed back).
+  // touched, or handed back). ahead_bytes > 0: the carve also set aside
+  // [ahead_at, ahead_at + ahead_bytes) of the small-page half to be touched
+  // ahead (touch_ahead_later).
   struct carved {
     char* block = nullptr;
     bool populate = false;
+    std::size_t ahead_at = 0;
+    std::size_t ahead_bytes = 0;
+    std::uint64_t ahead_generation = 0;  // release_all()s before it
   };
 
-  carved carve(std::size_t need) {
+  // worker: a worker thread may touch memory ahead.
+  carved carve(std::size_t need, bool worker) {
     std::lock_guard<std::mutex> lock(m_);
     if (!reserve()) {
       ++stats_.fallback_blocks;
@@ -263,6 +270,7 @@ class pool {
     half& h = halves_[half_for(need)];
     std::size_t at = 0;
     bool backed = false;
+    bool past_end = false;  // carved at the end of the carved part
     if (auto best = h.by_size.lower_bound({need, 0}); best != h.by_size.end()) {
       // The smallest free range that fits; what is left of it stays free.
       const auto [size, offset] = *best;
@@ -284,24 +292,84 @@ class pool {
       }
       if (at != h.used) erase_free(h, at);
       h.used = at + need;  // past the old end: some pages never touched
+      past_end = true;
     }
     ++(backed ? stats_.reused_blocks : stats_.fresh_blocks);
     in_use_ += need;
     peak_in_use_ = std::max(peak_in_use_, in_use_);
     char* block = h.base + at;
     unpoison(block, need);
-    return {block, !backed && &h == &halves_[small_half]};
+    carved c{block, !backed && &h == &halves_[small_half]};
+    // Past the small-page half's old end: set the next touch_ahead_ bytes
+    // aside for an idle worker to touch, unless that many wait already or
+    // the cache has no room for them.
+    if (worker && c.populate && past_end && untouched_ < touch_ahead_ && cached_ + untouched_ + touch_ahead_ <= limit_) {
+      c.ahead_at = h.used;
+      c.ahead_bytes = std::min(touch_ahead_, half_size_ - h.used);
+      c.ahead_generation = generation_;
+      h.used += c.ahead_bytes;
+      untouched_ += c.ahead_bytes;
+    }
+    return c;
+  }
+
+  // Has an idle worker touch [at, at + bytes) of the small-page half (set
+  // aside by carve) a piece at a time; each piece becomes a free mapped
+  // range when touched. Without a worker to take it (or memory to ask
+  // one), the range is freed untouched.
+  void touch_ahead_later(std::size_t at, std::size_t bytes, std::uint64_t generation) noexcept {
+    try {
+      if (detail::run_when_idle([this, at, bytes, generation] { touch_ahead_pieces(at, bytes, generation); })) return;
+    } catch (...) {  // std::bad_alloc making the task: the block itself is fine
+    }
+    std::lock_guard<std::mutex> lock(m_);
+    free_range_at(halves_[small_half], at, bytes, false);
+    untouched_ -= bytes;
+  }
+
+  // On the worker: populates each piece and reads a byte of each of its
+  // pages (a fresh page's cost on this VM is at the first access from user
+  // space, notes/allocator.md "Touched ahead"; a write where populating is
+  // not supported), then frees it. Nothing else uses the range until then.
+  // A piece touched after a release_all() since carve set it aside is
+  // handed back too: the cache was asked to be empty.
+  void touch_ahead_pieces(std::size_t at, std::size_t bytes, std::uint64_t generation) noexcept {
+    const auto page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+    constexpr auto piece = static_cast<std::size_t>(tuning::allocator_touch_piece_bytes);
+    char* const base = halves_[small_half].base;
+    for (std::size_t done = 0; done < bytes;) {
+      const std::size_t size = std::min(piece, bytes - done);
+      char* p = base + at + done;
+      if (populate_pages(p, size))
+        for (std::size_t q = 0; q < size; q += page) (void)*static_cast<volatile const char*>(p + q);
+      else
+        for (std::size_t q = 0; q < size; q += page) *static_cast<volatile char*>(p + q) = 0;
+      poison(p, size);
+      std::lock_guard<std::mutex> lock(m_);
+      const bool keep = generation == generation_;
+      if (!keep) {
+        madvise(p, size, MADV_DONTNEED);
+        stats_.released_bytes += static_cast<std::int64_t>(size);
+      }
+      free_range_at(halves_[small_half], at + done, size, keep);
+      stats_.touched_ahead_bytes += static_cast<std::int64_t>(size);
+      done += size;
+      untouched_ -= size;
+      trim(limit_);
+    }
   }
 
   // Faults in the pages of a fresh small-page block in one call instead of
   // one fault per 4 KiB page on first write (notes/allocator.md, "Fresh
   // small pages populated"). Advice only: before Linux 5.14 (EINVAL) the
   // pages fault in as they are written, and the block is usable either way.
-  static void populate_pages(void* block, std::size_t bytes) noexcept {
+  // Returns whether the pages are populated.
+  static bool populate_pages(void* block, std::size_t bytes) noexcept {
     static std::atomic<bool> unsupported{false};
-    if (unsupported.load(std::memory_order_relaxed)) return;
-    if (madvise(block, bytes, MADV_POPULATE_WRITE) != 0 && errno == EINVAL)
-      unsupported.store(true, std::memory_order_relaxed);
+    if (unsupported.load(std::memory_order_relaxed)) return false;
+    if (madvise(block, bytes, MADV_POPULATE_WRITE) == 0) return true;
+    if (errno == EINVAL) unsupported.store(true, std::memory_order_relaxed);
+    return false;
   }
 
   struct free_range {
@@ -330,6 +398,26 @@ class pool {
       case fresh_pages::by_block_size: break;
     }
     return need < small_page_block_limit ? small_half : huge_half;
+  }
+
+  // Makes [at, at + size) of h a free range, merged with its free
+  // neighbours; backed: its pages may be mapped. Under the lock.
+  void free_range_at(half& h, std::size_t at, std::size_t size, bool backed) {
+    if (auto next = h.by_address.find(at + size); next != h.by_address.end()) {
+      size += next->second.size;
+      erase_free(h, next->first);
+    }
+    if (auto prev = h.by_address.lower_bound(at); prev != h.by_address.begin()) {
+      --prev;
+      if (prev->first + prev->second.size == at) {
+        at = prev->first;
+        size += prev->second.size;
+        erase_free(h, at);
+      }
+    }
+    // A merged range counts as mapped whole, although a neighbour may have
+    // been handed back already: cached_ may overstate, never understate.
+    insert_free(h, at, size, backed);
   }
 
   void insert_free(half& h, std::size_t at, std::size_t size, bool backed) {
@@ -403,6 +491,9 @@ class pool {
   std::size_t limit_ = default_limit();
   bool tried_ = false;
   fresh_pages fresh_ = fresh_pages::by_block_size;
+  std::size_t touch_ahead_ = static_cast<std::size_t>(tuning::allocator_touch_ahead_bytes);
+  std::size_t untouched_ = 0;  // bytes set aside by carve and not touched yet
+  std::uint64_t generation_ = 0;  // release_all() calls so far
   allocator_statistics stats_;
 };
 
@@ -432,6 +523,13 @@ void set_fresh_pages(fresh_pages policy) {
 }
 
 fresh_pages fresh_page_policy() { return shared_pool().fresh_policy(); }
+
+void set_touch_ahead(std::int64_t bytes) {
+  if (bytes < 0) detail::throw_invalid("set_touch_ahead", "negative size ", bytes, " bytes");
+  shared_pool().set_touch_ahead(static_cast<std::size_t>(bytes));
+}
+
+std::int64_t touch_ahead() { return static_cast<std::int64_t>(shared_pool().touch_ahead()); }
 
 namespace detail {
 

@@ -166,6 +166,12 @@ inline constexpr std::int64_t allocator_thread_cache_bytes = 2 * 1024 * 1024;
 // gains little from huge pages, while radix's 40 MB permutes measurably do
 // (46% more user time on small pages, notes/allocator.md).
 inline constexpr std::int64_t allocator_small_page_block_limit = 16 * 1024 * 1024;
+// When the pool carves a small-page block past its high-water mark, the
+// next this-many bytes past it are touched ahead on an idle worker
+// (set_touch_ahead), in pieces of allocator_touch_piece_bytes, each free for
+// blocks as soon as it is touched (notes/allocator.md, "Touched ahead").
+inline constexpr std::int64_t allocator_touch_ahead_bytes = 16 * 1024 * 1024;
+inline constexpr std::int64_t allocator_touch_piece_bytes = 1024 * 1024;
 
 // The shared zero and iota index buffers (detail/index_buffers.hpp) grow in
 // steps of at least this many entries, so small nested arrays share one.

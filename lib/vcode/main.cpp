@@ -36,6 +36,8 @@ void usage(std::FILE* to) {
       "  --sandbox         refuse SPAWN, FOPEN, FCLOSE, FREAD, FREAD_CHAR and FWRITE (see below)\n"
       "  --fresh-pages P   back vector memory by small pages below 16 MiB and huge ones above\n"
       "                    (by-size, the default), or all by huge or all by small pages\n"
+      "  --touch-ahead MIB  touch this many MiB of fresh memory ahead on an idle thread\n"
+      "                    (default 16; 0: none)\n"
       "  -h, --help        show this help\n"
       "\n"
       "A program is as trusted as a shell script: SPAWN runs any command and FOPEN\n"
@@ -60,6 +62,7 @@ int main(int argc, char** argv) {
   long long threads = 0;
   bool stats = false;
   vseg::fresh_pages fresh_pages = vseg::fresh_pages::by_block_size;
+  long long touch_ahead_mib = vseg::touch_ahead() >> 20;
   const char* file = nullptr;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -88,6 +91,16 @@ int main(int argc, char** argv) {
         return 2;
       }
       ++i;
+    } else if (a == "--touch-ahead") {
+      long long v = 0;
+      const bool zero = i + 1 < argc && std::string(argv[i + 1]) == "0";
+      if (!zero && (i + 1 >= argc || !parse_count(argv[i + 1], v) || v > (1LL << 30))) {
+        std::fprintf(stderr, "vseg-vcode: --touch-ahead needs a number of MiB from 0 to 2^30\n");
+        usage(stderr);
+        return 2;
+      }
+      touch_ahead_mib = v;
+      ++i;
     } else if (a == "--sandbox") {
       options.sandbox = true;
     } else if (a == "--trace") {
@@ -114,6 +127,7 @@ int main(int argc, char** argv) {
   }
   // The three policies measured in notes/allocator.md ("Small pages for blocks below 16 MiB").
   vseg::set_fresh_pages(fresh_pages);
+  vseg::set_touch_ahead(touch_ahead_mib << 20);
   std::error_code ec;
   if (std::filesystem::is_directory(file, ec)) {
     std::fprintf(stderr, "vseg-vcode: %s is a directory, not a VCODE program\n", file);

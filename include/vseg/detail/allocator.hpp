@@ -42,6 +42,15 @@
 // page then costs ~1.9 instead of ~3.3 ms per MiB, call and first write
 // together. Huge-page blocks are not populated: their first touch costs the
 // host's time either way, and the writing threads share it.
+//
+// Touched ahead (set_touch_ahead): each time a small-page block is carved
+// past the high-water mark, the next 16 MiB past it (when no touch is under
+// way) are set aside and touched on an idle worker, 1 MiB at a time, each
+// MiB a free range as soon as it is touched: a later block there costs its
+// writer nothing. On this VM most of a fresh page's cost is at its first
+// access from user space (the hypervisor's own mapping, ~1.4 ms per MiB even
+// once populated), and an access from any thread pays it for all. Not when
+// loops may use one thread (set by thread_limit or tbb::global_control).
 #pragma once
 
 #include <cstddef>
@@ -61,6 +70,8 @@ struct allocator_statistics {
   std::int64_t fresh_blocks = 0;    // allocations served from untouched or handed-back memory
   std::int64_t fallback_blocks = 0; // allocations the pool could not serve (given to malloc)
   std::int64_t released_bytes = 0;  // bytes handed back to the system so far
+  std::int64_t touched_ahead_bytes = 0;  // bytes touched ahead on an idle worker so far (set_touch_ahead)
+  std::int64_t untouched_bytes = 0;      // bytes set aside to be touched ahead, not touched yet
 };
 
 // The shared pool's counters now. O(1), takes the pool's lock.
@@ -91,6 +102,15 @@ void set_fresh_pages(fresh_pages policy);
 
 // The policy in effect. O(1).
 fresh_pages fresh_page_policy();
+
+// Sets how many bytes past the small-page half's high-water mark are touched
+// ahead, on an idle worker, each time a block is carved past it (0: none;
+// rounded up to 4 KiB). Throws std::invalid_argument for a negative value.
+// O(1); a touch already under way finishes.
+void set_touch_ahead(std::int64_t bytes);
+
+// The bytes touched ahead in effect. O(1).
+std::int64_t touch_ahead();
 
 // Thrown when the memory for a buffer cannot be had; what() names the
 // buffer and the size (bytes = SIZE_MAX: more than fits in a size_t). A std::bad_alloc, so generic handlers still see it.

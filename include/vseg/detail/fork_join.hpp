@@ -206,6 +206,16 @@ void run(std::int64_t n, std::int64_t grain, Body& body) {
   if (loop->error) std::rethrow_exception(loop->error);
 }
 
+// Runs task() once on a pool worker, without waiting for it (what
+// parallel.hpp's run_when_idle asks of this backend). The task must not
+// throw; the pool's destructor at exit waits for it.
+inline void run_detached(std::function<void()> task) {
+  auto loop = std::make_shared<loop_state>();
+  loop->chunks = 1;
+  loop->run_chunk = [task = std::move(task)](std::int64_t) { task(); };
+  pool::instance().submit(loop, 1);
+}
+
 // Sorts [first, last) by <, not stably: pieces sorted in parallel, then
 // merged pairwise in parallel rounds. O(n log n) work.
 template <class It>

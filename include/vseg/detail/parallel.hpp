@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -31,6 +32,7 @@
 #include <tbb/global_control.h>
 #include <tbb/parallel_for.h>
 #include <tbb/parallel_sort.h>
+#include <tbb/task_arena.h>
 #endif
 
 namespace vseg::detail {
@@ -133,6 +135,23 @@ void parallel_sort(It first, It last) {
 #else
   tbb::parallel_sort(first, last);
 #endif
+}
+
+// Runs `task` once on a worker thread, at low priority (oneTBB: in an arena
+// of its own that a worker serves only when no normal-priority work waits),
+// without waiting for it; the caller must keep whatever the task uses alive.
+// Returns false, and does not run the task, when loops may use one thread
+// only (no worker would take it). The task must not throw.
+inline bool run_when_idle(std::function<void()> task) {
+  if (loop_threads() < 2) return false;
+#ifdef VSEG_PARALLEL_THREADS
+  fork_join::run_detached(std::move(task));
+#else
+  // Never destroyed: a task may still be queued or running at exit.
+  static auto* arena = new tbb::task_arena(1, 0, tbb::task_arena::priority::low);
+  arena->enqueue(std::move(task));
+#endif
+  return true;
 }
 
 #ifdef VSEG_PARALLEL_THREADS
