@@ -25,17 +25,10 @@ inline std::vector<std::int64_t> standard_sizes() {
   return {0, 1, 2, b - 1, b, b + 1, 3 * b + 7, 200'003};
 }
 
-// Page faults this process has taken so far (minor: no disk), for tests
-// that count them instead of timing. O(1).
-inline long page_faults() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return u.ru_minflt + u.ru_majflt;
-}
-
-// Page faults the calling thread has taken so far: for a count that the
-// pool's touch-ahead worker (whose populating counts as faults) must not
-// disturb. O(1).
+// Page faults the calling thread has taken so far (minor: no disk), for
+// tests that count them instead of timing; per thread, so that the buffer
+// pool's touch-ahead worker (whose populating counts as faults) does not
+// disturb the count. O(1).
 inline long thread_page_faults() {
   rusage u{};
   getrusage(RUSAGE_THREAD, &u);

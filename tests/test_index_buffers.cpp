@@ -155,10 +155,10 @@ TEST_CASE("index_buffers: zeros dropped and asked for again are read without a p
     first = zeros.data();
     CHECK(read_all(zeros) == 0);  // faults the pages in (if not already)
   }
-  const long before = vseg::test::page_faults();
+  const long before = vseg::test::thread_page_faults();
   const auto again = vseg::fill<std::int32_t>(n, 0);
   CHECK(read_all(again) == 0);
-  const long faults = vseg::test::page_faults() - before;
+  const long faults = vseg::test::thread_page_faults() - before;
   CHECK(again.data() == first);
   // The same address: necessary, not sufficient (a new mapping can land
   // where the old one was unmapped). The fault count is the proof: without
