@@ -324,6 +324,18 @@ struct touch_ahead_guard {
   ~touch_ahead_guard() { vseg::set_touch_ahead(saved); }
 };
 
+// A room for touching ahead: the cache limit at 1 GiB and an 8 MiB window,
+// both restored afterwards.
+struct touch_ahead_setup {
+  static constexpr std::int64_t window = 8 * mib;
+  limit_guard limit;
+  touch_ahead_guard ahead;
+  touch_ahead_setup() {
+    vseg::set_buffer_cache_limit(1024 * mib);
+    vseg::set_touch_ahead(window);
+  }
+};
+
 // Waits until the pool has touched `bytes` more than `before` ahead (the
 // worker takes a 16 MiB range in ~25-60 ms on this VM); false after a
 // minute. Polls, so a slow machine only waits longer.
@@ -365,11 +377,8 @@ TEST_CASE("allocator: the memory past a fresh small-page block is touched ahead 
     MESSAGE("skipped: needs MADV_POPULATE_WRITE and a second thread");
     return;
   }
-  limit_guard limit;
-  touch_ahead_guard ahead;
-  vseg::set_buffer_cache_limit(1024 * mib);
-  const std::int64_t window = 8 * mib;
-  vseg::set_touch_ahead(window);
+  const touch_ahead_setup setup;
+  const std::int64_t window = touch_ahead_setup::window;
   CHECK(vseg::touch_ahead() == window);
   REQUIRE(touching_done());
   const std::int64_t before = vseg::allocator_stats().touched_ahead_bytes;
@@ -405,9 +414,7 @@ TEST_CASE("allocator: the memory past a fresh small-page block is touched ahead 
 }
 
 TEST_CASE("allocator: nothing is touched ahead on one thread, when turned off, or past the cache limit") {
-  limit_guard limit;
-  touch_ahead_guard ahead;
-  vseg::set_buffer_cache_limit(1024 * mib);
+  const touch_ahead_setup setup;
   CHECK_THROWS_WITH_AS(vseg::set_touch_ahead(-1), doctest::Contains("set_touch_ahead"), std::invalid_argument);
   CHECK_THROWS_WITH_AS(vseg::set_touch_ahead(-1), doctest::Contains("-1"), std::invalid_argument);
   REQUIRE(touching_done());
@@ -443,11 +450,8 @@ TEST_CASE("allocator: what is touched ahead after release_buffer_cache is handed
     MESSAGE("skipped: needs a second thread");
     return;
   }
-  limit_guard limit;
-  touch_ahead_guard ahead;
-  vseg::set_buffer_cache_limit(1024 * mib);
-  const std::int64_t window = 8 * mib;
-  vseg::set_touch_ahead(window);
+  const touch_ahead_setup setup;
+  const std::int64_t window = touch_ahead_setup::window;
   REQUIRE(touching_done());
   const std::int64_t before = vseg::allocator_stats().touched_ahead_bytes;
   std::vector<buffer<char>> held;
