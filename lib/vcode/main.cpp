@@ -36,7 +36,7 @@ void usage(std::FILE* to) {
       "  --sandbox         refuse SPAWN, FOPEN, FCLOSE, FREAD, FREAD_CHAR and FWRITE (see below)\n"
       "  --fresh-pages P   back vector memory by small pages below 16 MiB and huge ones above\n"
       "                    (by-size, the default), or all by huge or all by small pages\n"
-      "  --touch-ahead MIB  touch this many MiB of fresh memory ahead on an idle thread\n"
+      "  --touch-ahead MIB touch this many MiB of fresh memory ahead on an idle thread\n"
       "                    (default 16; 0: none)\n"
       "  -h, --help        show this help\n"
       "\n"

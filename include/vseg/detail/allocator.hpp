@@ -44,8 +44,8 @@
 // host's time either way, and the writing threads share it.
 //
 // Touched ahead (set_touch_ahead): each time a small-page block is carved
-// past the high-water mark, the next 16 MiB past it (when no touch is under
-// way) are set aside and touched on an idle worker, 1 MiB at a time, each
+// past the high-water mark, the next 16 MiB past it (unless 16 MiB wait to
+// be touched already) are set aside and touched on an idle worker, 1 MiB at a time, each
 // MiB a free range as soon as it is touched: a later block there costs its
 // writer nothing. On this VM most of a fresh page's cost is at its first
 // access from user space (the hypervisor's own mapping, ~1.4 ms per MiB even
