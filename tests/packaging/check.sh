@@ -19,7 +19,13 @@ pcdir="$root/$libdir/pkgconfig"
 [ -f "$pcdir/vseg.pc" ] || { echo "no vseg.pc installed in $pcdir"; exit 1; }
 [ -f "$root/include/vseg/vseg.hpp" ] || { echo "headers not installed"; exit 1; }
 flags=$(PKG_CONFIG_PATH="$pcdir" PKG_CONFIG_SYSROOT_DIR="$work/stage" pkg-config --cflags --libs vseg)
-c++ -std=c++20 "$src/tests/packaging/consumer.cpp" $flags -o "$work/consumer"
+# A sanitized library (the ASan+UBSan build) needs a consumer built with the
+# same sanitizer: its runtime must come first in the program's libraries.
+sanitize=$(meson introspect "$build" --buildoptions | python3 -c \
+  'import json,sys; print([o["value"] for o in json.load(sys.stdin) if o["name"]=="b_sanitize"][0])')
+sanitizer_flags=()
+[ "$sanitize" = none ] || sanitizer_flags=("-fsanitize=$sanitize")
+c++ -std=c++20 "${sanitizer_flags[@]}" "$src/tests/packaging/consumer.cpp" $flags -o "$work/consumer"
 LD_LIBRARY_PATH="$root/$libdir" "$work/consumer"
 
 # (2) a Meson project with vseg as a subproject.
