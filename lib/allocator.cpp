@@ -6,6 +6,8 @@
 #include "vseg/detail/parallel.hpp"
 #include "vseg/tuning.hpp"
 
+#include <boost/container/static_vector.hpp>
+
 #include <algorithm>
 #include <array>
 #include <atomic>
@@ -169,7 +171,7 @@ class pool {
     const bool worker = detail::loop_threads() > 1;
     const carved c = carve(need, worker);
     // Outside the lock: populating 16 MiB takes a few milliseconds.
-    if (c.ahead_bytes > 0) touch_ahead_later(c.ahead_at, c.ahead_bytes, c.ahead_generation);
+    if (c.start_toucher) start_toucher();
     if (c.populate) populate_pages(c.block, need);
     return c.block;
   }
@@ -249,15 +251,19 @@ class pool {
  private:
   // A block carved for allocate() (nullptr: none), and whether to populate
   // it: a small-page block some of whose pages may be unmapped (never
-  // touched, or handed back). ahead_bytes > 0: the carve also set aside
-  // [ahead_at, ahead_at + ahead_bytes) of the small-page half to be touched
-  // ahead (touch_ahead_later).
+  // touched, or handed back). start_toucher: the carve also queued a range
+  // to be touched ahead, and no worker is at the queue yet.
   struct carved {
     char* block = nullptr;
     bool populate = false;
-    std::size_t ahead_at = 0;
-    std::size_t ahead_bytes = 0;
-    std::uint64_t ahead_generation = 0;  // release_all()s before it
+    bool start_toucher = false;
+  };
+
+  // A range of the small-page half set aside to be touched ahead.
+  struct ahead_range {
+    std::size_t at = 0;
+    std::size_t bytes = 0;
+    std::uint64_t generation = 0;  // release_all()s before it was set aside
   };
 
   // worker: a worker thread may touch memory ahead.
@@ -303,28 +309,51 @@ class pool {
     // Past the small-page half's old end: set the next touch_ahead_ bytes
     // aside for an idle worker to touch, unless that many wait already or
     // the cache has no room for them.
-    if (worker && c.populate && past_end && untouched_ < touch_ahead_ && cached_ + untouched_ + touch_ahead_ <= limit_) {
-      c.ahead_at = h.used;
-      c.ahead_bytes = std::min(touch_ahead_, half_size_ - h.used);
-      c.ahead_generation = generation_;
-      h.used += c.ahead_bytes;
-      untouched_ += c.ahead_bytes;
+    if (worker && c.populate && past_end && untouched_ < touch_ahead_ && cached_ + untouched_ + touch_ahead_ <= limit_ &&
+        to_touch_.size() < to_touch_.capacity() && h.used < half_size_) {
+      const ahead_range r{h.used, std::min(touch_ahead_, half_size_ - h.used), generation_};
+      to_touch_.push_back(r);
+      h.used += r.bytes;
+      untouched_ += r.bytes;
+      c.start_toucher = !toucher_running_;
+      toucher_running_ = true;
     }
     return c;
   }
 
-  // Has an idle worker touch [at, at + bytes) of the small-page half (set
-  // aside by carve) a piece at a time; each piece becomes a free mapped
-  // range when touched. Without a worker to take it (or memory to ask
-  // one), the range is freed untouched.
-  void touch_ahead_later(std::size_t at, std::size_t bytes, std::uint64_t generation) noexcept {
+  // Has an idle worker touch the queued ranges (touch_queued). The task
+  // holds only `this`, so that nothing of it is on the heap: a task still
+  // queued at exit leaks nothing (LeakSanitizer). Without a worker to take
+  // it, the queued ranges are freed untouched.
+  void start_toucher() noexcept {
     try {
-      if (detail::run_when_idle([this, at, bytes, generation] { touch_ahead_pieces(at, bytes, generation); })) return;
-    } catch (...) {  // std::bad_alloc making the task: the block itself is fine
+      if (detail::run_when_idle([this] { touch_queued(); })) return;
+    } catch (...) {  // std::bad_alloc queueing the task: the block itself is fine
     }
     std::lock_guard<std::mutex> lock(m_);
-    free_range_at(halves_[small_half], at, bytes, false);
-    untouched_ -= bytes;
+    for (const ahead_range& r : to_touch_) {
+      free_range_at(halves_[small_half], r.at, r.bytes, false);
+      untouched_ -= r.bytes;
+    }
+    to_touch_.clear();
+    toucher_running_ = false;
+  }
+
+  // On the worker: touches the queued ranges, oldest first, until none is left.
+  void touch_queued() noexcept {
+    for (;;) {
+      ahead_range r;
+      {
+        std::lock_guard<std::mutex> lock(m_);
+        if (to_touch_.empty()) {
+          toucher_running_ = false;
+          return;
+        }
+        r = to_touch_.front();
+        to_touch_.erase(to_touch_.begin());
+      }
+      touch_ahead_pieces(r.at, r.bytes, r.generation);
+    }
   }
 
   // On the worker: populates each piece and reads a byte of each of its
@@ -493,6 +522,10 @@ class pool {
   fresh_pages fresh_ = fresh_pages::by_block_size;
   std::size_t touch_ahead_ = static_cast<std::size_t>(tuning::allocator_touch_ahead_bytes);
   std::size_t untouched_ = 0;  // bytes set aside by carve and not touched yet
+  // Ranges set aside and not yet taken by the worker (at most two wait: a
+  // range is set aside only while less than touch_ahead_ bytes are untouched).
+  boost::container::static_vector<ahead_range, 4> to_touch_;
+  bool toucher_running_ = false;  // a task is queued or at work on to_touch_
   std::uint64_t generation_ = 0;  // release_all() calls so far
   allocator_statistics stats_;
 };
