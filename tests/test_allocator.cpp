@@ -278,44 +278,6 @@ long faults_writing(buffer<char>& b) {
 
 }  // namespace
 
-TEST_CASE("allocator: a fresh small-page block comes with its pages, not a fault per page on first write") {
-  // On a VM a fault per 4 KiB page costs ~10 us (notes/allocator.md, "Fresh
-  // small pages populated"); the pool populates a small-page block whose
-  // pages may be unmapped in one call when it hands the block out. Counted,
-  // not timed: 4 MiB is 1,024 pages, so 1,024 faults without it.
-  if (!kernel_populates()) {
-    MESSAGE("skipped: this kernel has no MADV_POPULATE_WRITE");
-    return;
-  }
-  struct policy_guard {
-    vseg::fresh_pages saved = vseg::fresh_page_policy();
-    ~policy_guard() { vseg::set_fresh_pages(saved); }
-  } guard;
-  vseg::set_fresh_pages(vseg::fresh_pages::by_block_size);
-  const std::int64_t bytes = 4 * mib, pages = bytes / 4096;
-  static_assert(4 * mib < vseg::tuning::allocator_small_page_block_limit);
-
-  // Carved past the pool's high-water mark: never touched.
-  std::vector<buffer<char>> held;
-  REQUIRE(advised_small(flags_of_fresh_block(held, bytes)));
-  const long fresh = faults_writing(held.back());
-  // Under ThreadSanitizer the first write to an address faults in its
-  // shadow as well, which populating the block does not touch (1,023
-  // faults here); the block handed out again below has its shadow.
-  if (!under_thread_sanitizer) CHECK(fresh < pages / 8);
-
-  // Handed back to the kernel (MADV_DONTNEED) and handed out again.
-  held.clear();
-  vseg::release_buffer_cache();
-  const auto before = vseg::allocator_stats();
-  auto again = buffer<char>::for_overwrite(bytes);
-  REQUIRE(vseg::allocator_stats().fresh_blocks == before.fresh_blocks + 1);
-  const long returned = faults_writing(again);
-  CHECK(returned < pages / 8);
-  MESSAGE("faults writing 1,024 fresh pages: " << fresh << " past the high-water mark, " << returned
-                                               << " handed back and out again");
-}
-
 namespace {
 
 // Restores the bytes touched ahead.
@@ -366,6 +328,51 @@ bool resident(const char* p, std::int64_t bytes) {
 }
 
 }  // namespace
+
+TEST_CASE("allocator: a fresh small-page block comes with its pages, not a fault per page on first write") {
+  // On a VM a fault per 4 KiB page costs ~10 us (notes/allocator.md, "Fresh
+  // small pages populated"); the pool populates a small-page block whose
+  // pages may be unmapped in one call when it hands the block out. Counted,
+  // not timed: 4 MiB is 1,024 pages, so 1,024 faults without it.
+  if (!kernel_populates()) {
+    MESSAGE("skipped: this kernel has no MADV_POPULATE_WRITE");
+    return;
+  }
+  struct policy_guard {
+    vseg::fresh_pages saved = vseg::fresh_page_policy();
+    ~policy_guard() { vseg::set_fresh_pages(saved); }
+  } guard;
+  vseg::set_fresh_pages(vseg::fresh_pages::by_block_size);
+  // Nothing touched ahead meanwhile: the block handed out again below must
+  // be where the first one was (under ThreadSanitizer its shadow is
+  // faulted in then), not in a range the worker freed.
+  touch_ahead_guard ahead;
+  vseg::set_touch_ahead(0);
+  REQUIRE(touching_done());
+  const std::int64_t bytes = 4 * mib, pages = bytes / 4096;
+  static_assert(4 * mib < vseg::tuning::allocator_small_page_block_limit);
+
+  // Carved past the pool's high-water mark: never touched.
+  std::vector<buffer<char>> held;
+  REQUIRE(advised_small(flags_of_fresh_block(held, bytes)));
+  const long fresh = faults_writing(held.back());
+  // Under ThreadSanitizer the first write to an address faults in its
+  // shadow as well, which populating the block does not touch (1,023
+  // faults here); the block handed out again below has its shadow.
+  if (!under_thread_sanitizer) CHECK(fresh < pages / 8);
+
+  // Handed back to the kernel (MADV_DONTNEED) and handed out again.
+  held.clear();
+  vseg::release_buffer_cache();
+  const auto before = vseg::allocator_stats();
+  auto again = buffer<char>::for_overwrite(bytes);
+  REQUIRE(vseg::allocator_stats().fresh_blocks == before.fresh_blocks + 1);
+  const long returned = faults_writing(again);
+  CHECK(returned < pages / 8);
+  MESSAGE("faults writing 1,024 fresh pages: " << fresh << " past the high-water mark, " << returned
+                                               << " handed back and out again");
+}
+
 
 TEST_CASE("allocator: the memory past a fresh small-page block is touched ahead on an idle worker") {
   // The pool sets the next touch_ahead() bytes past the high-water mark
