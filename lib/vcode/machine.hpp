@@ -308,6 +308,9 @@ class machine {
   template <class T> bool permute_replicated_segments();
   // PERMUTE over one segment by a lazy transposing INDEX: a tiled transpose, unchecked (transposition.cpp).
   template <class T> bool permute_transposition();
+  // PERMUTE over one segment by a lazy INDEX of stride 1 (SEGPERMUTE): runs copied whole, checked
+  // in O(segments) (segment_moves.cpp).
+  template <class T> bool permute_by_segment_moves();
   // A uniform descriptor's LENGTHS as a splat; PERMUTE of an INT splat by a permutation; +_SCAN and
   // +_REDUCE INT of one over a uniform descriptor (uniform_lengths.cpp: NESL's SEGPERMUTE of copies).
   bool lengths_as_splat();

@@ -36,7 +36,7 @@ void machine::permute() {  // data index segd
   if constexpr (std::is_same_v<T, std::int32_t>) {
     if (permute_sequence() || permute_splat()) return;
   }
-  if (permute_transposition<T>()) return;
+  if (permute_transposition<T>() || permute_by_segment_moves<T>()) return;
   const auto& data = vec<T>(3, 1);
   const int_vec& index = ints(3, 2);
   const segd& s = segdes(3, 3);
