@@ -667,6 +667,33 @@ void bm_sum_s(benchmark::State& state, shape kind) {
   state.counters["elements"] = static_cast<double>(n);
 }
 
+// Building a descriptor from `elements` lengths (0-15, so listed): from
+// INT (int32) lengths, as the VCODE interpreter's MAKE_SEGDES does, and
+// from int64 ones, with the read, copy and fill limits, interleaved.
+void bm_segd_build(benchmark::State& state) {
+  const std::int64_t m = elements;
+  const auto narrow = generate<std::int32_t>(m, [](std::int64_t i) {
+    return static_cast<std::int32_t>(mix(static_cast<std::uint64_t>(i)) & 15);
+  });
+  const auto wide = generate<std::int64_t>(m, [&](std::int64_t i) { return std::int64_t{narrow[i]}; });
+  {
+    const auto a = vseg::segd::from_int32_lengths(narrow.span());
+    const auto b = vseg::segd::from_lengths(wide);
+    if (!(a == b) || a.elements() != b.elements()) return fail(state, "from_int32_lengths and from_lengths differ");
+  }
+  std::vector<contender> cs;
+  add_stream_limits(cs);
+  const double m4 = static_cast<double>(m) * 4, m8 = static_cast<double>(m) * 8;
+  // Pass 1 checks and sums the lengths (reads them); pass 2 writes each
+  // segment's start and, from INT lengths, the lengths widened.
+  cs.push_back({"from_int32", role::kernel, {{m4, 0}, {m4, 2 * m8}},
+                timed_result([&] { return vseg::segd::from_int32_lengths(narrow.span()); })});
+  cs.push_back({"from_int64", role::kernel, {{m8, 0}, {m8, m8}},
+                timed_result([&] { return vseg::segd::from_lengths(wide); })});
+  run_rounds(state, cs);
+  state.counters["segments"] = static_cast<double>(m);
+}
+
 // The CPU model, from /proc/cpuinfo.
 std::string cpu_model() {
   std::ifstream in("/proc/cpuinfo");
@@ -703,6 +730,7 @@ int main(int argc, char** argv) {
   reg("flat", bm_flat);
   reg("permute_default/distinct", [](benchmark::State& st) { bm_permute_default(st, false); });
   reg("permute_default/repeated", [](benchmark::State& st) { bm_permute_default(st, true); });
+  reg("segd_build", bm_segd_build);
   for (shape k : {shape::len1, shape::len4, shape::len16, shape::len1024, shape::giant, shape::var1_4,
                   shape::var16_64, shape::var512_2048, shape::zipf})
     reg(std::string("sum_s/") + shape_name(k), [k](benchmark::State& st) { bm_sum_s(st, k); });

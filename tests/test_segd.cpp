@@ -75,6 +75,13 @@ TEST_CASE("segd::from_int32_lengths matches from_lengths and checks the same way
   many[99'000] = -3;
   CHECK_THROWS_WITH_AS(segd::from_int32_lengths(many), doctest::Contains("segment 77000 has negative length -9"),
                        std::invalid_argument);
+  // The largest INT lengths, over parallel blocks: summed in 64 bits.
+  std::vector<std::int32_t> big(100'000, std::numeric_limits<std::int32_t>::max());
+  big[5] = 3;
+  const auto b = segd::from_int32_lengths(big);
+  CHECK(b.elements() == 99'999 * std::int64_t{std::numeric_limits<std::int32_t>::max()} + 3);
+  CHECK(b.start(6) == 5 * std::int64_t{std::numeric_limits<std::int32_t>::max()} + 3);
+  CHECK(b.uniform_length() == -1);
 }
 
 TEST_CASE("segd: uniform_length names the common length, found while building") {
