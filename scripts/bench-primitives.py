@@ -67,6 +67,21 @@ if flat and not flat.get("error_occurred"):
             "" if limit else num(flat, c + "_of_gather", "{:.2f}")))
     out.append("")
 
+build = groups.get("segd_build")
+if build and not build.get("error_occurred"):
+    out.append("Building a descriptor from {} lengths (0-15): from INT lengths (the VCODE interpreter's "
+               "MAKE_SEGDES) and from int64 ones:".format(int(build.get("segments", 0))))
+    out.append("")
+    out.append("| benchmark | median ms | min–max ms | GB/s | frac | of read |")
+    out.append("|---|---:|---:|---:|---:|---:|")
+    for c, label in [("from_int32", "segd::from_int32_lengths"), ("from_int64", "segd::from_lengths")]:
+        if c + "_ms" in build:
+            med, rng = times(build, c)
+            out.append("| {} | {} | {} | {} | {} | {} |".format(
+                label, med, rng, num(build, c + "_gbs", "{:.2f}"), num(build, c + "_frac", "{:.2f}"),
+                num(build, c + "_of_read", "{:.2f}")))
+    out.append("")
+
 out.append("Segmented sum of doubles on the same data: vseg::sum_s, thrust::reduce_by_key (TBB "
            "backend, int32 keys) and the hand-written oneTBB loop (four partial sums), with the "
            "group's own read limit. `uniform` descriptors read no starts or lengths; `listed` ones "
