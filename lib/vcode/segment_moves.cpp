@@ -27,6 +27,7 @@
 
 #include "lazy.hpp"
 #include "machine.hpp"
+#include "runs.hpp"
 #include "segment_moves.hpp"
 #include "value.hpp"
 #include "vseg/array.hpp"
@@ -105,14 +106,7 @@ bool machine::permute_by_segment_moves() {  // data index segd
   vseg::detail::parallel_for(m, std::max<std::int64_t>(1, tuning::elementwise_grain / per),
                              [&](std::int64_t lo, std::int64_t hi) {
                                for (std::int64_t t = lo; t < hi; ++t) {
-                                 const T* from = d + shape.start(t);
-                                 const std::int64_t len = shape.length(t);
-                                 T* to = o + starts[t];
-                                 if (len <= 16) {
-                                   for (std::int64_t r = 0; r < len; ++r) to[r] = from[r];
-                                 } else {
-                                   std::copy(from, from + len, to);
-                                 }
+                                 copy_run(d + shape.start(t), shape.length(t), o + starts[t]);
                                }
                              });
   finish(3, wrap_value(std::move(out).freeze()));
