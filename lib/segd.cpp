@@ -18,28 +18,34 @@ namespace vseg {
 
 namespace {
 
-// The smallest and largest length seen; uniform when they agree.
+// The smallest and largest length seen; uniform when they agree and no
+// block saw two different lengths (`mixed`: a block of int64 lengths knows
+// that, not its smallest and largest).
 struct length_range {
   std::int64_t min = std::numeric_limits<std::int64_t>::max();
   std::int64_t max = -1;
+  bool mixed = false;
   void add(const length_range& r) {
     min = r.min < min ? r.min : min;
     max = r.max > max ? r.max : max;
+    mixed = mixed || r.mixed;
   }
-  std::int64_t uniform() const { return min == max ? min : -1; }
+  std::int64_t uniform() const { return !mixed && min == max ? min : -1; }
 };
 
 // The sum of len[lo, hi) (-1 on overflow), noting the first negative length
 // in `negative` and widening `range` by the lengths.
-// The loop is three reductions (wrapping sum, min, max) with no exit, so it
-// vectorises; a negative length or an overflow is looked for only when the
-// min or max says there may be one.
+// The loop is three reductions with no exit (a wrapping sum and, for narrow
+// lengths, the min and max, for int64 ones an OR and an OR of XORs), so it
+// vectorises; a negative length or an overflow is looked for only when they
+// say there may be one.
 template <class L>
 std::int64_t sum_lengths(std::span<const L> len, std::int64_t lo, std::int64_t hi, detail::first_bad& negative,
                          length_range& range) {
   std::uint64_t sum = 0;
   std::int64_t least = std::numeric_limits<std::int64_t>::max();
-  std::int64_t most = -1;
+  std::int64_t most = -1;  // the largest length, or (int64) a bound on it
+  bool mixed = false;
   if constexpr (sizeof(L) < sizeof(std::int64_t)) {
     // Narrow lengths: the min and max in L, the sum of their zero-extended
     // values (right when none is negative, and a negative one is reported
@@ -59,13 +65,22 @@ std::int64_t sum_lengths(std::span<const L> len, std::int64_t lo, std::int64_t h
       least = narrow_least;
       most = narrow_most;
     }
-  } else {
+  } else if (hi > lo) {
+    // int64 lengths: no min or max (SSE2 has no 64-bit compare, and the
+    // loop would run scalar), but the OR of all (its sign is any length's;
+    // it is at least the largest of non-negative ones, which bounds the sum
+    // below) and whether any differs from the first, by ORs and XORs.
+    const auto first = static_cast<std::uint64_t>(len[static_cast<std::size_t>(lo)]);
+    std::uint64_t any = 0, differ = 0;
     for (std::int64_t j = lo; j < hi; ++j) {
-      const auto l = static_cast<std::int64_t>(len[static_cast<std::size_t>(j)]);
-      least = l < least ? l : least;
-      most = l > most ? l : most;
-      sum += static_cast<std::uint64_t>(l);
+      const auto l = static_cast<std::uint64_t>(len[static_cast<std::size_t>(j)]);
+      any |= l;
+      differ |= l ^ first;
+      sum += l;
     }
+    least = static_cast<std::int64_t>(any) < 0 ? -1 : static_cast<std::int64_t>(first);
+    most = differ == 0 ? static_cast<std::int64_t>(first) : static_cast<std::int64_t>(any);
+    mixed = differ != 0;
   }
   if (least < 0) {
     for (std::int64_t j = lo; j < hi; ++j)
@@ -75,9 +90,9 @@ std::int64_t sum_lengths(std::span<const L> len, std::int64_t lo, std::int64_t h
       }
     return 0;
   }
-  range.add({least, most});
+  range.add({least, most, mixed});
   // A block of int32 lengths cannot overflow int64; int64 ones can, but only
-  // when the largest times the count does.
+  // when the largest (here a bound on it) times the count does.
   if constexpr (sizeof(L) == sizeof(std::int64_t)) {
     if (hi > lo && most > std::numeric_limits<std::int64_t>::max() / (hi - lo)) {
       std::int64_t exact = 0;

@@ -49,6 +49,24 @@ TEST_CASE("segd: bad lengths are rejected naming the segment and value") {
                        std::invalid_argument);
   const std::int64_t big = std::numeric_limits<std::int64_t>::max() / 2 + 1;
   CHECK_THROWS_AS(segd::from_lengths(array<std::int64_t>{big, big}), std::overflow_error);
+  // int64 lengths are checked by ORs and XORs (lib/segd.cpp): over parallel
+  // blocks, an overflow; a sum of exactly 2^63 - 1; and lengths that differ
+  // while their OR is the first one's (3, 1, 3, 1, ...: not uniform).
+  const std::vector<std::int64_t> huge(100'000, std::int64_t{1} << 50);
+  vseg::test::for_each_thread_count([&](int) {
+    CHECK_THROWS_AS(segd::from_lengths(array<std::int64_t>(huge)), std::overflow_error);
+  });
+  const std::int64_t quarter = std::int64_t{1} << 61;
+  CHECK(segd::from_lengths(array<std::int64_t>{quarter, quarter, quarter, quarter - 1}).elements() ==
+        std::numeric_limits<std::int64_t>::max());
+  std::vector<std::int64_t> alternating(300'000);
+  for (std::size_t j = 0; j < alternating.size(); ++j) alternating[j] = j % 2 == 0 ? 3 : 1;
+  vseg::test::for_each_thread_count([&](int) {
+    const segd a = segd::from_lengths(array<std::int64_t>(alternating));
+    CHECK(a.uniform_length() == -1);
+    CHECK(a.elements() == 600'000);
+    CHECK(a.start(299'999) == 599'999);  // 150,000 threes and 149,999 ones before it
+  });
   CHECK_THROWS_AS(segd::uniform(-1, 2), std::invalid_argument);
   CHECK_THROWS_AS(segd::uniform(std::int64_t{1} << 40, std::int64_t{1} << 40), std::overflow_error);
   CHECK_THROWS_WITH_AS(vseg::check_covers("op", segd::single(3), 4),
