@@ -27,6 +27,14 @@ sanitizer_flags=()
 [ "$sanitize" = none ] || sanitizer_flags=("-fsanitize=$sanitize")
 c++ -std=c++20 "${sanitizer_flags[@]}" "$src/tests/packaging/consumer.cpp" $flags -o "$work/consumer"
 LD_LIBRARY_PATH="$root/$libdir" "$work/consumer"
+# The installed VCODE tool, when built, runs a program with the libraries
+# installed beside it (libvseg-vcode.so, and its x86-64-v3 copy under
+# glibc-hwcaps/, which the loader takes where the CPU has it).
+if [ -x "$root/bin/vseg-vcode" ]; then
+  printf 'FUNC MAIN1_1\nCONST INT 2\nCONST INT 3\n+ INT\nRET\n' > "$work/add.vcode"
+  out=$(LD_LIBRARY_PATH="$root/$libdir" "$root/bin/vseg-vcode" "$work/add.vcode")
+  [ "$out" = "( 5 )" ] || { echo "installed vseg-vcode printed '$out', not '( 5 )'"; exit 1; }
+fi
 
 # (2) a Meson project with vseg as a subproject.
 mkdir -p "$work/proj/subprojects"
