@@ -254,6 +254,12 @@ class machine {
   bool permute_sequence();
   template <class T>
   void dpermute();
+  // DPERMUTE's defaults (the entry at depth 2, checked to be T's, of
+  // `defaults` elements) in a fresh buffer of n, for the scatter to write
+  // over: a splat filled in, not written out and copied (no pass reads it),
+  // stored ones copied; in parallel. `splat`: the splat's scalar, or nullptr.
+  template <class T>
+  buffer<T> fresh_defaults(std::int64_t n, const T* splat);
   // DPERMUTE's shape checks, in its order (both of its paths): the data and
   // the indices, the data and the source, the defaults and the destination,
   // the two descriptors' segments.

@@ -544,10 +544,11 @@ bool machine::dpermute_by_index() {  // data index defaults src_segd dst_segd
   if (!by_segment && (at(1).as<segd>().segments() != 1 || at(1).as<segd>().elements() != a->shape.elements()))
     return false;
   const auto& data = vec<T>(5, 1);
-  const auto& defaults = vec<T>(5, 3);
+  const T* splat = splat_scalar<T>(2);  // filled in by fresh_defaults, not written out
+  const std::int64_t defaults = splat != nullptr ? at(2).length() : vec<T>(5, 3).size();
   const segd& src = segdes(5, 4);
   const segd& dst = segdes(5, 5);
-  check_dpermute(data.size(), a->shape.elements(), defaults.size(), src, dst);
+  check_dpermute(data.size(), a->shape.elements(), defaults, src, dst);
   const segd& shape = a->shape;
   const std::int32_t* starts = a->starts.data();
   const std::int32_t* strides = a->strides.data();
@@ -589,8 +590,7 @@ bool machine::dpermute_by_index() {  // data index defaults src_segd dst_segd
     scatter_into(out);
     return finish(5, held), true;
   }
-  auto fresh = buffer<T>::for_overwrite(dst.elements());
-  std::copy(defaults.begin(), defaults.end(), fresh.begin());
+  auto fresh = fresh_defaults<T>(dst.elements(), splat);
   scatter_into(fresh.span());
   return finish(5, wrap_value(std::move(fresh).freeze())), true;
 }

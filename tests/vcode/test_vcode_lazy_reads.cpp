@@ -222,13 +222,67 @@ TEST_CASE("lazy reads: DPERMUTE by a lazy INDEX out of its segment, or of the wr
 
 TEST_CASE("lazy reads: DPERMUTE by a lazy INDEX does not write the index out") {
   // The INDEX stands for 20000 INTs (10000 words) and holds its starts,
-  // strides and descriptor: the run fits in 30,500 words with it lazy and
-  // needs more than 36,000 with it written out (measured with -m).
+  // strides and descriptor: the run fits in 18,000 words with it lazy (and
+  // the defaults a splat, not written out either), and writing it out needs
+  // more than 28,000 (measured with -m); the limit is between.
   const std::string body = int_data + index_over_fives([](std::int64_t i) { return i % 4; }, [](std::int64_t) { return 1; }) +
                            defaults_of("INT", 32000) + fives + eights + "DPERMUTE INT\n";
   run_options small;
-  small.memory_words = 33000;
+  small.memory_words = 24000;
   const std::string lazy = output_of(main_of(with(body, "")), small);
   CHECK(lazy.find("( -3 4 11 18 25 -1 -1 -1 -1 32 ") == 0);
+  CHECK(output_of(main_of(with(body, write_top_out)), small).find("memory limit exceeded") != std::string::npos);
+}
+
+TEST_CASE("lazy reads: DPERMUTE into splat defaults gives the written-out results") {
+  // A DIST of one scalar stays a splat: DPERMUTE fills it into its fresh
+  // result (machine::fresh_defaults) instead of writing it out and copying
+  // it. The F after the defaults writes them out in the reference run.
+  // Zeros too: written out, they were a slice of the shared zero mapping.
+  const std::string repeats = ints(20000, [](std::int64_t i) { return i * 37 % 19000; });  // later positions win
+  const std::string by_eights = ints(20000, [](std::int64_t i) { return i * 3 % 8; });      // within segments of 8
+  const std::string by_ones = index_over_fives([](std::int64_t i) { return i % 4; }, [](std::int64_t) { return 1; });
+  for (const char* type : {"INT", "FLOAT", "BOOL"}) {
+    CAPTURE(type);
+    const std::string t = type;
+    const std::string data = t == "INT" ? int_data : t == "FLOAT" ? float_data : bool_data;
+    const std::string zero = t == "INT" ? "0" : t == "FLOAT" ? "0.0" : "(F)";
+    const std::string op = "DPERMUTE " + t + "\n";
+    const auto zeros_of = [&](std::int64_t n) {
+      return "CONST " + t + " " + zero + "\nCONST SEGDES " + std::to_string(n) + "\nDIST " + t + "\n";
+    };
+    for (const bool zeros : {false, true}) {
+      CAPTURE(zeros);
+      const auto defaults = [&](std::int64_t n) { return (zeros ? zeros_of(n) : defaults_of(type, n)) + "F\n"; };
+      check_same(data + repeats + defaults(25000) + one_of_20000 + one_of_25000 + op);  // one segment
+      check_same(data + by_eights + defaults(32000) + fives + eights + op);             // uniform segments
+      check_same(data + by_ones + defaults(32000) + fives + eights + op);               // by a lazy INDEX
+      if (t == "INT")  // short: the serial scatter
+        check_same("CONST INT (1 2 3)\nCONST INT (1 1 0)\n" + defaults(4) + "CONST SEGDES (2 0 1)\nCONST SEGDES (3 0 1)\n" + op);
+    }
+  }
+  // By hand: position 1 wins index 1 over position 0; the splat fills the rest.
+  CHECK(output_of(main_of(with("CONST INT (1 2 3)\nCONST INT (1 1 0)\nCONST INT 7\nCONST SEGDES 4\nDIST INT\n"
+                               "CONST SEGDES (2 0 1)\nCONST SEGDES (3 0 1)\nDPERMUTE INT\n",
+                               ""))) == "( 7 2 7 3 )\n");
+  // A splat of the wrong length: the written-out error.
+  const std::string short_defaults = int_data + repeats + "CONST INT 4\nCONST SEGDES 24999\nDIST INT\nF\n" +
+                                     one_of_20000 + one_of_25000 + "DPERMUTE INT\n";
+  const std::string lazy = output_of(main_of(with(short_defaults, "")));
+  CHECK(lazy.find("the defaults has 24999") != std::string::npos);
+  CHECK(without_line(lazy) == without_line(output_of(main_of(with(short_defaults, write_top_out)))));
+}
+
+TEST_CASE("lazy reads: DPERMUTE does not write splat defaults out") {
+  // 20000 INTs of data and of indices (20,000 words) beside 25000 defaults
+  // (12,500 words written out): with the limit at 30,000 the run fits while
+  // the defaults stay a splat, and fails once they are written out (before
+  // fresh_defaults, DPERMUTE wrote them out itself and failed: checked).
+  const std::string body = int_data + ints(20000, [](std::int64_t i) { return i * 37 % 19000; }) +
+                           defaults_of("INT", 25000) + "F\n" + one_of_20000 + one_of_25000 + "DPERMUTE INT\n";
+  run_options small;
+  small.memory_words = 30000;
+  const std::string lazy = output_of(main_of(with(body, "")), small);
+  CHECK(lazy.find("( 132997 125808 118619 111430 104241 ") == 0);
   CHECK(output_of(main_of(with(body, write_top_out)), small).find("memory limit exceeded") != std::string::npos);
 }
