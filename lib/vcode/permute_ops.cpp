@@ -101,7 +101,8 @@ void machine::dpermute() {  // data index defaults src_segd dst_segd
   const auto& data = vec<T>(5, 1);
   const int_vec& index = ints(5, 2);
   // Splat defaults stay a splat: NESL's joins put 0.9M INTs into a DIST of
-  // 2.7M zeros (Delaunay at 100,000 points), which fresh_defaults fills in.
+  // 2.7M zeros (Delaunay at 100,000 points), which fresh_defaults fills in
+  // without writing it out.
   const T* splat = splat_scalar<T>(2);
   const std::int64_t defaults = splat != nullptr ? at(2).length() : vec<T>(5, 3).size();
   const segd& src = segdes(5, 4);
@@ -115,6 +116,9 @@ void machine::dpermute() {  // data index defaults src_segd dst_segd
     vseg::permute_default_s_into(src, data, index, dst, out);
     return finish(5, held);
   }
+  // Stored defaults: permute_default_s copies them, segment by segment
+  // with the scatter over uniform layouts.
+  if (splat == nullptr) return finish(5, wrap_value(vseg::permute_default_s(src, data, index, dst, vec<T>(5, 3))));
   auto fresh = fresh_defaults<T>(dst.elements(), splat);
   vseg::permute_default_s_into(src, data, index, dst, fresh.span());
   finish(5, wrap_value(std::move(fresh).freeze()));
