@@ -156,13 +156,44 @@ inline std::int64_t segment_of(const segd& s, std::int64_t j) {
   return i;
 }
 
-// The virtual segment of r that holds element j. O(log virtual segments).
-inline std::int64_t segment_of(const replicated& r, std::int64_t j) {
+// The virtual segment of r that holds element j, searched forward from
+// virtual segment `near` when j lies at or past its start (a gallop:
+// O(log d) for j d virtual segments on), else over all of them: O(log
+// virtual segments). `near` is only where the search starts, so any value
+// gives the same answer.
+inline std::int64_t segment_of(const replicated& r, std::int64_t j, std::int64_t near = 0) {
   if (r.by_rule()) return j / r.rule_each;  // a rule's rule_each is > 0
-  const auto it = std::upper_bound(r.vstarts.begin(), r.vstarts.end(), j);
-  std::int64_t t = (it - r.vstarts.begin()) - 1;
+  const std::int64_t* vs = r.vstarts.data();
+  const std::int64_t m = r.vstarts.size();
+  std::int64_t lo = 0, hi = m;  // the last vstart <= j is in [lo, hi)
+  if (near > 0 && near < m && vs[near] <= j) {
+    lo = near;
+    std::int64_t step = 1;
+    for (; lo + step < m && vs[lo + step] <= j; step *= 2) lo += step;
+    hi = std::min(m, lo + step);  // vs[hi] > j, or hi is m
+  }
+  std::int64_t t = (std::upper_bound(vs + lo, vs + hi, j) - vs) - 1;
   while (r.length_of(t) == 0) ++t;
   return t;
+}
+
+// The elements [lo, hi) (lo < hi) of the replication r, of T's, written to
+// out, a run of each virtual segment at a time. Returns the virtual segment
+// holding element hi - 1: a `near` for the next call when the reads move
+// forward (segment_of). O(hi - lo + log d).
+template <class T>
+std::int64_t write_replicated(const replicated& r, std::int64_t lo, std::int64_t hi, T* out, std::int64_t near = 0) {
+  const T* d = r.physical->as<array<T>>().data();
+  std::int64_t t = segment_of(r, lo, near);
+  for (std::int64_t j = lo;; ++t) {
+    const std::int64_t vstart = r.vstart(t);
+    const std::int64_t end = std::min(hi, vstart + r.length_of(t));
+    if (end <= j) continue;
+    const T* src = d + r.start_of(t) + (j - vstart);
+    std::copy(src, src + (end - j), out + (j - lo));
+    j = end;
+    if (j == hi) return t;
+  }
 }
 
 // Element j of a plain vector, a splat or a replication of T's. O(log n).
@@ -267,17 +298,7 @@ void write_range(const value& v, std::int64_t lo, std::int64_t hi, T* out) {
   } else if (const auto* z = std::get_if<fused>(&form)) {
     if constexpr (std::is_same_v<T, double>) write_fused(*z, lo, hi, out);
   } else {
-    const auto& r = std::get<replicated>(form);
-    const T* d = r.physical->as<array<T>>().data();
-    std::int64_t t = segment_of(r, lo);
-    for (std::int64_t j = lo; j < hi; ++t) {
-      const std::int64_t vstart = r.vstart(t);
-      const std::int64_t end = std::min(hi, vstart + r.length_of(t));
-      if (end <= j) continue;
-      const T* src = d + r.start_of(t) + (j - vstart);
-      std::copy(src, src + (end - j), out + (j - lo));
-      j = end;
-    }
+    write_replicated<T>(std::get<replicated>(form), lo, hi, out);
   }
 }
 

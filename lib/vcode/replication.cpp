@@ -474,7 +474,8 @@ bool machine::bpermute_by_index() {  // data index src_segd dst_segd
   // A replication (the flattened copies Delaunay gathers from) is read
   // where its physical copy is, a segment's run at a time: not written out.
   const value& source = at(3);
-  const bool from_replication = source.which() == vec_of<T>::kind && replication_of(source) != nullptr;
+  const replicated* copies = source.which() == vec_of<T>::kind ? replication_of(source) : nullptr;
+  const bool from_replication = copies != nullptr;
   const T* d = from_replication ? nullptr : vec<T>(4, 1).data();
   const segd& src = segdes(4, 3);
   const segd& dst = segdes(4, 4);
@@ -490,6 +491,7 @@ bool machine::bpermute_by_index() {  // data index src_segd dst_segd
   const std::int64_t per = m > 0 ? std::max<std::int64_t>(1, shape.elements() / m) : 1;
   vseg::detail::parallel_for(m, std::max<std::int64_t>(1, tuning::elementwise_grain / per),
                              [&](std::int64_t lo, std::int64_t hi) {
+    std::int64_t near = 0;  // the replication's virtual segment read last: Delaunay's runs move forward
     for (std::int64_t t = lo; t < hi; ++t) {
       const std::int64_t len = shape.length(t);
       if (len == 0) continue;
@@ -503,7 +505,7 @@ bool machine::bpermute_by_index() {  // data index src_segd dst_segd
       T* to = o + shape.start(t);
       const std::int64_t at_first = src.start(from_segment) + first;
       if (from_replication) {
-        if (step == 1) write_range<T>(source, at_first, at_first + len, to);
+        if (step == 1) near = write_replicated<T>(*copies, at_first, at_first + len, to, near);
         else
           for (std::int64_t r = 0; r < len; ++r) to[r] = element_at<T>(source, at_first + r * step);
         continue;

@@ -10,7 +10,9 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
+#include "../../lib/vcode/lazy.hpp"
 #include "run_program.hpp"
 
 using namespace vseg::vcode;
@@ -45,6 +47,13 @@ const std::string r_vec =
     "CONST FLOAT (0.3 1.7 -2.1 0.05)\nCONST INT (5000 5000 5000 5000)\nMAKE_SEGDES\nDIST FLOAT\n"
     "CONST INT (0 1 2 3)\nCONST INT (4 4 4 4)\nCONST INT (5000 5000 5000 5000)\nMAKE_SEGDES\nINDEX\n"
     "CONST INT (20000)\nMAKE_SEGDES\nPERMUTE FLOAT\nF\n";
+// A replication whose virtual segments are stored, not a rule: 2000
+// copies of 4 values (R2's first 8000 elements), then 4000 copies of 3.
+const std::string r2_vec =
+    "CONST FLOAT (0.3 1.7 -2.1 0.05 9.5 -4.25 7.125)\nCONST INT (2000 2000 2000 2000 4000 4000 4000)\n"
+    "MAKE_SEGDES\nDIST FLOAT\nCONST INT (0 1 2 3 0 1 2)\nCONST INT (4 4 4 4 3 3 3)\n"
+    "CONST INT (2000 2000 2000 2000 4000 4000 4000)\nMAKE_SEGDES\nINDEX\n"
+    "CONST INT (8000 12000)\nMAKE_SEGDES\nPERMUTE FLOAT\nF\n";
 const std::string stored_floats = "CONST FLOAT 0.5\nCONST SEGDES 20000\nDIST FLOAT\nCONST SEGDES 20000\n+_SCAN FLOAT\n";
 
 void check_same(const std::string& body) {
@@ -86,7 +95,15 @@ TEST_CASE("lazy reads: BPERMUTE of a replication by a lazy INDEX over one segmen
                               ints(4000, [](std::int64_t) { return 1; }) + fives + "INDEX\nF\n";
   const std::string by_twos = ints(4000, [](std::int64_t i) { return 4 * i; }) +
                               ints(4000, [](std::int64_t) { return 2; }) + fives + "INDEX\nF\n";
-  check_same(r_vec + by_ones + one + one + "BPERMUTE FLOAT\n");
+  // The same runs in reverse order, and jumping back and forth: each run's
+  // virtual segment is searched from the one read last (write_replicated's
+  // `near`), which must not matter when the reads move backwards.
+  const std::string backwards = ints(4000, [](std::int64_t i) { return 4 * (3999 - i) + i % 5; }) +
+                                ints(4000, [](std::int64_t) { return 1; }) + fives + "INDEX\nF\n";
+  const std::string jumping = ints(4000, [](std::int64_t i) { return i % 2 ? 4 * i : 4 * (3999 - i) + 3; }) +
+                              ints(4000, [](std::int64_t) { return 1; }) + fives + "INDEX\nF\n";
+  for (const std::string& r : {r_vec, r2_vec})
+    for (const std::string& runs : {by_ones, backwards, jumping}) check_same(r + runs + one + one + "BPERMUTE FLOAT\n");
   check_same(r_vec + by_twos + one + one + "BPERMUTE FLOAT\n");
   // Element 0 is R[0] = 0.3; element 5 is R[5] (4 + 1: 1.7), the next run's first.
   CHECK(output_of(main_of(with(r_vec + by_ones + one + one + "BPERMUTE FLOAT\n", ""))).find("( 3.00000000000000e-01 ") == 0);
@@ -285,4 +302,35 @@ TEST_CASE("lazy reads: DPERMUTE does not write splat defaults out") {
   const std::string lazy = output_of(main_of(with(body, "")), small);
   CHECK(lazy.find("( 132997 125808 118619 111430 104241 ") == 0);
   CHECK(output_of(main_of(with(body, write_top_out)), small).find("memory limit exceeded") != std::string::npos);
+}
+
+TEST_CASE("lazy reads: a replication's virtual segment is found the same from any starting point") {
+  using vseg::vcode::detail::replicated;
+  using vseg::vcode::detail::segment_of;
+  // Physical segments of lengths 3, 0, 1 and 4; 40 virtual segments over
+  // them in an irregular order, so that empty virtual segments sit between
+  // non-empty ones and runs of equal starts occur.
+  replicated r;
+  r.pstarts = vseg::array<std::int64_t>{0, 3, 3, 4};
+  r.plens = vseg::array<std::int64_t>{3, 0, 1, 4};
+  std::vector<std::int64_t> ids, starts;
+  std::int64_t n = 0;
+  for (std::int64_t t = 0; t < 40; ++t) {
+    ids.push_back((t * 7 + t / 5) % 4);
+    starts.push_back(n);
+    n += r.plens[ids.back()];
+  }
+  r.vsegids = vseg::array<std::int64_t>(ids);
+  r.vstarts = vseg::array<std::int64_t>(starts);
+  for (std::int64_t j = 0; j < n; ++j) {
+    std::int64_t holds = -1;  // the one non-empty virtual segment holding j
+    for (std::int64_t t = 0; t < 40; ++t)
+      if (r.vstart(t) <= j && j < r.vstart(t) + r.length_of(t)) holds = t;
+    REQUIRE(holds >= 0);
+    for (std::int64_t near = 0; near <= 41; ++near) {
+      CAPTURE(j);
+      CAPTURE(near);
+      CHECK(segment_of(r, j, near) == holds);
+    }
+  }
 }
