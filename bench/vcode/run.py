@@ -23,8 +23,8 @@ PROGRAM names a .vcode file in bench/vcode/programs/ (NESL's bench/NESL
 programs compiled here: Barnes-Hut, Delaunay, quickhull; see the README
 there) or in ../shared/vcode/programs/.
 
-The last lines check issue #14's floor: at least 2x vinterp on every large
-program, in every round. A program counts as large when vinterp's median is
+The last lines check issue #14's floor, at least 2x vinterp on every large
+program, by the median speed-up and in every round. A program counts as large when vinterp's median is
 at least LARGE_SECONDS (0.3 s; the programs here take either under 0.27 s or
 over 0.49 s): below that, start-up (3 ms for vinterp, 7-8 ms for
 vseg-vcode) and the interpretation of short vectors are a large share of the
@@ -168,16 +168,21 @@ def overhead(cmd, programs, measured, repeat, tmp):
 
 def print_floor(floors):
     """Prints whether every large program (vinterp's median at least
-    LARGE_SECONDS) reached FLOOR times vinterp in every round, and the small
-    programs with their median speed-ups."""
+    LARGE_SECONDS) reached FLOOR times vinterp by its median speed-up, and
+    whether in every round too (one slow round of either interpreter on this
+    VM takes a round under), then the small programs' median speed-ups."""
     large = [f for f in floors if f[1] >= LARGE_SECONDS]
     small = [f for f in floors if f[1] < LARGE_SECONDS]
-    below = [f for f in large if f[3] < FLOOR]
+
+    def verdict(below, at):
+        return "met" if not below else "NOT met on " + ", ".join(f"{f[0]} ({at(f):.2f}x)" for f in below)
+
     if large:
         lowest = min(large, key=lambda f: f[3])
-        verdict = "met" if not below else "NOT met on " + ", ".join(f"{n} ({m:.2f}x)" for n, _, _, m in below)
-        print(f"{FLOOR:g}x floor on the {len(large)} large programs (vinterp >= {LARGE_SECONDS:g} s), "
-              f"every round: {verdict}; lowest round {lowest[3]:.2f}x ({lowest[0]})")
+        print(f"{FLOOR:g}x floor on the {len(large)} large programs (vinterp >= {LARGE_SECONDS:g} s): "
+              f"by median {verdict([f for f in large if f[2] < FLOOR], lambda f: f[2])}; "
+              f"in every round {verdict([f for f in large if f[3] < FLOOR], lambda f: f[3])}; "
+              f"lowest round {lowest[3]:.2f}x ({lowest[0]})")
     if small:
         print(f"small programs (vinterp < {LARGE_SECONDS:g} s): "
               + ", ".join(f"{n} {r:.2f}x" for n, _, r, _ in small))
