@@ -416,8 +416,8 @@ bool machine::bpermute_replicated() {  // data index src_segd dst_segd
   T* o = out.data();
   std::int64_t bad = -1;
   if (!by_virtual_segment) {
-    const value& data = at(3);
     vseg::detail::parallel_for(dst.segments(), lazy_segment_grain, [&](std::int64_t lo, std::int64_t hi) {
+      std::int64_t v = 0;  // the virtual segment read last: the next search starts there
       for (std::int64_t t = lo; t < hi; ++t) {
         const std::int64_t len = src.length(t);
         for (std::int64_t j = dst.start(t), end = j + dst.length(t); j < end; ++j) {
@@ -426,7 +426,9 @@ bool machine::bpermute_replicated() {  // data index src_segd dst_segd
             std::atomic_ref<std::int64_t>(bad).store(j, std::memory_order_relaxed);
             return;
           }
-          o[j] = element_at<T>(data, src.start(t) + i);
+          const std::int64_t position = src.start(t) + i;
+          v = segment_of(*r, position, v);
+          o[j] = phys[r->start_of(v) + (position - r->vstart(v))];
         }
       }
     });

@@ -334,3 +334,27 @@ TEST_CASE("lazy reads: a replication's virtual segment is found the same from an
     }
   }
 }
+
+TEST_CASE("lazy reads: a short BPERMUTE of a replication over one segment reads the physical copy") {
+  // At most a quarter of the 20000 elements gathered, each found by its
+  // virtual segment (machine::bpermute_replicated), searched from the one
+  // read before: in order, in reverse, in a scattered order, and jumping
+  // back and forth.
+  const std::string one = "CONST INT (20000)\nMAKE_SEGDES\n";
+  const std::string to_5000 = "CONST INT (5000)\nMAKE_SEGDES\n";
+  const auto gather = [&](auto position) { return ints(5000, position) + one + to_5000 + "BPERMUTE FLOAT\n"; };
+  for (const std::string& r : {r_vec, r2_vec}) {
+    check_same(r + gather([](std::int64_t i) { return 4 * i + i % 3; }));
+    check_same(r + gather([](std::int64_t i) { return 19999 - 4 * i; }));
+    check_same(r + gather([](std::int64_t i) { return i * 7919 % 20000; }));
+    check_same(r + gather([](std::int64_t i) { return i % 2 ? 19999 - i : i; }));
+  }
+  // The elements themselves: R2[0] = 0.3, R2[19999] is the last copy's 7.125.
+  CHECK(output_of(main_of(with(r2_vec + gather([](std::int64_t i) { return 19999 - 4 * i; }), "")))
+            .find("( 7.12500000000000e+00 ") == 0);
+  // An index past the end is an error naming it and its position, as the
+  // written-out BPERMUTE's does (in its own words).
+  const std::string past = r2_vec + gather([](std::int64_t i) { return i == 4321 ? 20000 : i; });
+  for (const std::string& f : {std::string(), write_top_out})
+    CHECK(output_of(main_of(with(past, f))).find("index 20000 at position 4321 outside its") != std::string::npos);
+}
