@@ -417,7 +417,7 @@ bool machine::bpermute_replicated() {  // data index src_segd dst_segd
   std::int64_t bad = -1;
   if (!by_virtual_segment) {
     vseg::detail::parallel_for(dst.segments(), lazy_segment_grain, [&](std::int64_t lo, std::int64_t hi) {
-      std::int64_t v = 0;  // the virtual segment read last: the next search starts there
+      std::int64_t near = 0;  // the virtual segment read last: the next search starts there
       for (std::int64_t t = lo; t < hi; ++t) {
         const std::int64_t len = src.length(t);
         for (std::int64_t j = dst.start(t), end = j + dst.length(t); j < end; ++j) {
@@ -427,8 +427,8 @@ bool machine::bpermute_replicated() {  // data index src_segd dst_segd
             return;
           }
           const std::int64_t position = src.start(t) + i;
-          v = segment_of(*r, position, v);
-          o[j] = phys[r->start_of(v) + (position - r->vstart(v))];
+          near = segment_of(*r, position, near);
+          o[j] = phys[r->start_of(near) + (position - r->vstart(near))];
         }
       }
     });

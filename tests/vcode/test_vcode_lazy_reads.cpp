@@ -349,7 +349,8 @@ TEST_CASE("lazy reads: a short BPERMUTE of a replication over one segment reads 
     check_same(r + gather([](std::int64_t i) { return i * 7919 % 20000; }));
     check_same(r + gather([](std::int64_t i) { return i % 2 ? 19999 - i : i; }));
   }
-  // The elements themselves: R2[0] = 0.3, R2[19999] is the last copy's 7.125.
+  // The elements themselves: the reversed gather's first is R2[19999], the
+  // last copy's 7.125.
   CHECK(output_of(main_of(with(r2_vec + gather([](std::int64_t i) { return 19999 - 4 * i; }), "")))
             .find("( 7.12500000000000e+00 ") == 0);
   // An index past the end is an error naming it and its position, as the
