@@ -34,17 +34,21 @@ inline const expanded* stored_dist(const value& v) noexcept {
   return e != nullptr && e->values->is_stored() ? e : nullptr;
 }
 
-// out[j - lo] = f(e's value for j, y[j - lo]) for j in [lo, hi), or
-// f(y[j - lo], e's value) when `dist_first` is false: each segment's value
-// used where it is, not filled into a block first. O(hi - lo + log segments).
+// Which operand of a binary op the DIST is.
+enum class dist_side { left, right };
+
+// out[j - lo] = f(e's value for j, y[j - lo]) for j in [lo, hi) when the
+// DIST is the left operand, f(y[j - lo], e's value) when it is the right
+// one: each segment's value used where it is, not filled into a block
+// first. O(hi - lo + log segments).
 template <class F>
-void combine_dist(const F& f, const expanded& e, bool dist_first, std::int64_t lo, std::int64_t hi, const double* y,
+void combine_dist(const F& f, const expanded& e, dist_side side, std::int64_t lo, std::int64_t hi, const double* y,
                   double* out) {
   const double* values = e.values->as<array<double>>().data();
   for (std::int64_t i = segment_of(e.shape, lo), j = lo; j < hi; ++i) {
     const std::int64_t end = std::min(hi, e.shape.end(i));
     const double x = values[i];
-    if (dist_first)
+    if (side == dist_side::left)
       for (; j < end; ++j) out[j - lo] = f(x, y[j - lo]);
     else
       for (; j < end; ++j) out[j - lo] = f(y[j - lo], x);
@@ -64,11 +68,11 @@ void fused_binary(const fused& z, std::int64_t lo, std::int64_t hi, double* out)
     double* o = out + (c - lo);
     // A DIST beside anything else: its values read per segment.
     if (const expanded* d = stored_dist(*z.a); d != nullptr && stored_dist(*z.b) == nullptr) {
-      combine_dist(f, *d, true, c, e, fused_operand(*z.b, c, e, ys), o);
+      combine_dist(f, *d, dist_side::left, c, e, fused_operand(*z.b, c, e, ys), o);
       continue;
     }
     if (const expanded* d = stored_dist(*z.b); d != nullptr && stored_dist(*z.a) == nullptr) {
-      combine_dist(f, *d, false, c, e, fused_operand(*z.a, c, e, xs), o);
+      combine_dist(f, *d, dist_side::right, c, e, fused_operand(*z.a, c, e, xs), o);
       continue;
     }
     const double* x = fused_operand(*z.a, c, e, xs);
