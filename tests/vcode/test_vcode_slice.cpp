@@ -1,6 +1,8 @@
 // Tests of BPERMUTE by a flat INDEX sequence (start, start + 1, ...: what
 // NESL's drop emits), which lib/vcode/gathered.cpp turns into a slice of the
-// data without writing the index: each program is run once as written and
+// data without writing the index, and by a lazy segmented INDEX whose runs
+// continue each other (radix's drop; lib/vcode/replication.cpp,
+// bpermute_by_index): each program is run once as written and
 // once with the index (or the data) written out first, and must print the
 // same, or fail with the same error.
 #include <doctest/doctest.h>
@@ -61,22 +63,53 @@ std::string text_of(const std::string& kind, const std::string& ty, int start, i
          cast(typed(use, ty), ty) + "RET\n";
 }
 
-}  // namespace
+// A VCODE vector literal: "(a b c)".
+std::string literal(const std::vector<int>& xs) {
+  std::string s = "(";
+  for (const int x : xs) {
+    if (s.size() > 1) s += ' ';
+    s += std::to_string(x);
+  }
+  s += ')';
+  return s;
+}
 
-TEST_CASE("slice: BPERMUTE by a flat INDEX sequence gives the elements the written-out index gives") {
+// `S D`, then U (one segment of the runs' total length) and the INDEX X of
+// the given runs (segment t: starts[t], starts[t] + strides[t], ... for
+// lengths[t] elements; a lazy `affine` INDEX, written out when
+// force_index), then BPERMUTE D by X from S into U: `S D U X Y`, then use.
+std::string runs_text(const std::string& kind, const std::string& ty, const std::vector<int>& lengths,
+                      const std::vector<int>& starts, const std::vector<int>& strides,
+                      const std::string& force_index, const std::string& use) {
+  int total = 0;
+  for (const int len : lengths) total += len;
+  return "FUNC MAIN\n" + data_of(kind, ty) + "CONST INT (" + std::to_string(total) + ")\nMAKE_SEGDES\n" +
+         "CONST INT " + literal(starts) + "\nCONST INT " + literal(strides) + "\nCONST INT " + literal(lengths) +
+         "\nMAKE_SEGDES\nINDEX\n" + force_index + "COPY 1 2\nCOPY 1 1\nCOPY 1 5\nCOPY 1 4\nBPERMUTE " + ty +
+         "\n" + cast(typed(use, ty), ty) + "RET\n";
+}
+
+// What is done with the BPERMUTE's result Y (on top of `S D T X Y`).
+std::vector<std::string> uses_of_y() {
   // U: a segment of 50, Q: (1 + 401k) mod 60000 over U; a BPERMUTE by Q
   // reads the slice (of a deferred gather: composes its sliced index);
   // every slice below has more than 60000 elements.
   const std::string by_q = "CONST INT (50)\nMAKE_SEGDES\nCONST INT (1)\nCONST INT (401)\nCOPY 1 2\nINDEX\n"
                            "CONST INT (60000)\nCOPY 1 2\nDIST INT\n%\n"  // ... Y U Q
                            "COPY 1 2\nCOPY 1 1\nCOPY 1 6\nCOPY 1 4\nBPERMUTE TY\n";
-  const std::vector<std::string> uses = {
+  return {
       "",                                   // Y itself
       "COPY 1 0\nCOPY 1 0\n+ TY\n* TY\n",  // Y * (Y + Y), read block by block
       by_q,
       // D and X dropped: Y alone holds its buffer, and + 1 may write over it.
       "CPOP 1 3\nPOP 1 0\nCPOP 1 1\nPOP 1 0\nCONST INT (1)\nCOPY 1 2\nDIST INT\nCAST\n+ TY\n",
   };
+}
+
+}  // namespace
+
+TEST_CASE("slice: BPERMUTE by a flat INDEX sequence gives the elements the written-out index gives") {
+  const std::vector<std::string> uses = uses_of_y();
   for (const std::string kind : {"stored", "gathered", "shared_written"}) {
     for (const std::string ty : {"INT", "FLOAT"}) {
       for (const std::string& use : uses) {
@@ -123,4 +156,60 @@ TEST_CASE("slice: an index sequence past the data's end, or not of step 1, is BP
       CHECK(other.find("error") == std::string::npos);
     }
   }
+}
+
+TEST_CASE("slice: BPERMUTE by a segmented INDEX whose runs continue each other, into one segment") {
+  // Radix's drop: an INDEX of several segments of stride 1, each starting
+  // where the last ended, gathering from one segment into one. It is the
+  // slice [30000, 100000) of D; an empty segment (its start and stride
+  // anything) does not break the run.
+  struct runs {
+    std::vector<int> lengths, starts, strides;
+  };
+  const std::vector<runs> contiguous = {
+      {{30000, 40000}, {30000, 60000}, {1, 1}},
+      {{30000, 0, 39999, 1}, {30000, 5, 60000, 99999}, {1, 1, 1, 7}},  // a run of one element: any stride
+      {{0, 30000, 40000}, {7, 30000, 60000}, {3, 1, 1}},              // the first segment empty
+  };
+  // Every use of Y on stored data; Y itself otherwise (the gathered data
+  // is written out before it is sliced, so it is stored data then).
+  const std::vector<std::string> uses = uses_of_y();
+  for (const std::string kind : {"stored", "gathered", "shared_written"}) {
+    for (const std::string ty : {"INT", "FLOAT"}) {
+      for (std::size_t u = 0; u < (kind == "stored" ? uses.size() : 1); ++u) {
+        for (const runs& r : contiguous) {
+          if (&r != &contiguous[0] && (kind != "stored" || u > 0)) continue;
+          CAPTURE(kind);
+          CAPTURE(ty);
+          CAPTURE(uses[u]);
+          CAPTURE(r.lengths.size());
+          const std::string sliced = printed(runs_text(kind, ty, r.lengths, r.starts, r.strides, "", uses[u]));
+          CHECK(sliced == printed(runs_text(kind, ty, r.lengths, r.starts, r.strides, write_top_out, uses[u])));
+          CHECK(sliced.find("error") == std::string::npos);
+          CHECK(sliced.size() > 200);
+        }
+      }
+    }
+  }
+  // Y's first elements for the stored D: 100 + 3 (30000 + j).
+  const std::string y = printed(runs_text("stored", "INT", {30000, 40000}, {30000, 60000}, {1, 1}, "", ""));
+  CHECK(y.find("( 90100 90103 90106 ") != std::string::npos);
+  // Runs that do not continue each other (a gap of one, a stride of 2, a
+  // step back) are gathered as written; runs past the end give BPERMUTE's
+  // error.
+  const std::vector<runs> gathered = {
+      {{30000, 39999}, {30000, 60001}, {1, 1}},
+      {{30000, 20000}, {30000, 60000}, {1, 2}},
+      {{30000, 40000}, {30000, 59999}, {1, 1}},
+  };
+  for (const runs& r : gathered) {
+    CAPTURE(r.starts[1]);
+    CAPTURE(r.strides[1]);
+    const std::string out = printed(runs_text("stored", "FLOAT", r.lengths, r.starts, r.strides, "", ""));
+    CHECK(out == printed(runs_text("stored", "FLOAT", r.lengths, r.starts, r.strides, write_top_out, "")));
+    CHECK(out.find("error") == std::string::npos);
+  }
+  const std::string past = printed(runs_text("stored", "INT", {30000, 40000}, {30001, 60001}, {1, 1}, "", ""));
+  CHECK(past == printed(runs_text("stored", "INT", {30000, 40000}, {30001, 60001}, {1, 1}, write_top_out, "")));
+  CHECK(past.find("index 100000 at position 69999") != std::string::npos);
 }
