@@ -16,7 +16,10 @@ Each round runs both interpreters on the same program back to back, in
 alternating order, so the VM's drift over minutes falls on both alike; the
 speed-up's min-max is over the per-round ratios. The time is the wall time of
 the whole process (parse, input generation, run, output). Peak RSS is the
-child's ru_maxrss from wait4. Every run's output must equal vinterp's (the
+child's ru_maxrss from wait4. The steal column is the share of the VM's CPU
+time (all CPUs) that the host took during each interpreter's runs of the
+program (/proc/stat's steal): on a shared host a round with much of it is
+slow for reasons outside both. Every run's output must equal vinterp's (the
 last line, the program's STOP_TIMER, excluded; FLOATs to 1e-12 relative).
 
 PROGRAM names a .vcode file in bench/vcode/programs/ (NESL's bench/NESL
@@ -79,20 +82,34 @@ RET
 EMPTY = "FUNC MAIN\nCONST INT 1\nRET\n"
 
 
+def steal_seconds():
+    """CPU time the hypervisor has taken from this VM's CPUs since boot, in
+    seconds (the steal column of /proc/stat's cpu line); 0 where there is
+    none to read."""
+    try:
+        with open("/proc/stat") as f:
+            fields = f.readline().split()
+        return int(fields[8]) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return 0.0
+
+
 def timed(cmd, tmp):
     """Runs cmd; returns (wall seconds, peak RSS in MiB, exit status, stdout,
-    the end of stderr)."""
+    the end of stderr, CPU seconds stolen by the host meanwhile)."""
     out_path, err_path = os.path.join(tmp, "out"), os.path.join(tmp, "err")
     with open(out_path, "w") as out, open(err_path, "w") as err:
+        stolen = steal_seconds()
         t0 = time.perf_counter()
         proc = subprocess.Popen(cmd, stdout=out, stderr=err)
         _, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - t0
+        stolen = steal_seconds() - stolen
     with open(out_path) as f:
         text = f.read()
     with open(err_path) as f:
         err_text = f.read()[-300:]
-    return wall, usage.ru_maxrss / 1024, os.waitstatus_to_exitcode(status), text, err_text
+    return wall, usage.ru_maxrss / 1024, os.waitstatus_to_exitcode(status), text, err_text, stolen
 
 
 def same_output(a, b):
@@ -202,6 +219,13 @@ def print_floor(floors):
               + ", ".join(f"{n} {r:.2f}x" for n, _, r, _ in small))
 
 
+def stolen_percent(runs):
+    """Of the VM's CPU time (every CPU) over the given runs' wall time, the
+    share the host took (steal), in percent."""
+    wall = sum(t for t, _, _ in runs)
+    return 100 * sum(s for _, _, s in runs) / (wall * os.cpu_count()) if wall > 0 else 0.0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("exe")
@@ -220,7 +244,8 @@ def main():
     vseg = [os.path.abspath(a.exe)] + (["--threads", str(a.threads)] if a.threads else [])
     nesl = [vinterp, "-m", VINTERP_WORDS]
     print(f"{a.repeat} rounds; times in s as median (min-max); speed-up = vinterp / vseg-vcode per round")
-    print(f"{'program':<24} {'vseg-vcode s':>22} {'vinterp s':>22} {'speed-up':>20} {'RSS MiB vseg / vinterp':>24}")
+    print(f"{'program':<24} {'vseg-vcode s':>22} {'vinterp s':>22} {'speed-up':>20} {'RSS MiB vseg / vinterp':>24}"
+          f" {'steal % vseg / vinterp':>24}")
     ok, measured, ratios, floors = True, [], [], []
     with tempfile.TemporaryDirectory() as tmp:
         for name, path in programs.items():
@@ -232,11 +257,11 @@ def main():
                     order.reverse()
                 outs = {}
                 for who, cmd in order:
-                    wall, rss, status, out, err = timed(cmd + [path], tmp)
+                    wall, rss, status, out, err, stolen = timed(cmd + [path], tmp)
                     if status != 0:
                         print(f"{name}: {who} exited with status {status}: {err.strip()}")
                         good = False
-                    runs[who].append((wall, rss))
+                    runs[who].append((wall, rss, stolen))
                     outs[who] = out
                 if good and not same_output(outs["vseg"], outs["nesl"]):
                     print(f"{name}: vseg-vcode's output differs from vinterp's")
@@ -246,12 +271,13 @@ def main():
             if not good:
                 ok = False
                 continue
-            vs = [t for t, _ in runs["vseg"]]
-            ni = [t for t, _ in runs["nesl"]]
+            vs = [t for t, _, _ in runs["vseg"]]
+            ni = [t for t, _, _ in runs["nesl"]]
             ratio = [n / v for n, v in zip(ni, vs)]
-            rss = f"{max(m for _, m in runs['vseg']):.0f} / {max(m for _, m in runs['nesl']):.0f}"
+            rss = f"{max(m for _, m, _ in runs['vseg']):.0f} / {max(m for _, m, _ in runs['nesl']):.0f}"
+            steal = f"{stolen_percent(runs['vseg']):.1f} / {stolen_percent(runs['nesl']):.1f}"
             print(f"{name:<24} {span(vs, '{:.3f}'):>22} {span(ni, '{:.3f}'):>22} "
-                  f"{span(ratio, '{:.2f}x'):>20} {rss:>24}", flush=True)
+                  f"{span(ratio, '{:.2f}x'):>20} {rss:>24} {steal:>24}", flush=True)
             measured.append((name, statistics.median(vs)))
             ratios.append(statistics.median(ratio))
             floors.append((name, statistics.median(ni), statistics.median(ratio), min(ratio)))
