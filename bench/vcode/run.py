@@ -19,7 +19,9 @@ the whole process (parse, input generation, run, output). Peak RSS is the
 child's ru_maxrss from wait4. The steal column is the share of the VM's CPU
 time (all CPUs) that the host took during each interpreter's runs of the
 program (/proc/stat's steal): on a shared host a round with much of it is
-slow for reasons outside both. Every run's output must equal vinterp's (the
+slow for reasons outside both. Steal accrues only while a vCPU wants to
+run, so vseg-vcode on two threads is exposed on both vCPUs and vinterp on
+one. Every run's output must equal vinterp's (the
 last line, the program's STOP_TIMER, excluded; FLOATs to 1e-12 relative).
 
 PROGRAM names a .vcode file in bench/vcode/programs/ (NESL's bench/NESL
