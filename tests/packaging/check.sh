@@ -42,7 +42,8 @@ ln -s "$src" "$work/proj/subprojects/vseg"
 cp "$src/tests/packaging/consumer.cpp" "$work/proj/"
 cat > "$work/proj/meson.build" <<'MESON'
 project('consumer', 'cpp', default_options : ['cpp_std=c++20'])
-subproject('vseg', default_options : ['tests=false', 'bench=disabled', 'mpi=disabled', 'vcode=disabled'])
+subproject('vseg', default_options : ['tests=false', 'examples=false', 'bench=disabled',
+  'mpi=disabled', 'vcode=disabled', 'hdf5=disabled'])
 executable('consumer', 'consumer.cpp', dependencies : dependency('vseg'))
 MESON
 meson setup "$work/proj/build" "$work/proj" >/dev/null
