@@ -12,6 +12,7 @@
 #include <array>
 #include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -173,6 +174,7 @@ class pool {
     // Outside the lock: populating 16 MiB takes a few milliseconds.
     if (c.start_toucher) start_toucher();
     if (c.populate) populate_pages(c.block, need);
+    if (c.probe) probe_huge_page(c.block, need);
     return c.block;
   }
 
@@ -223,6 +225,12 @@ class pool {
   void set_fresh_pages(fresh_pages policy) {
     std::lock_guard<std::mutex> lock(m_);
     fresh_ = policy;
+    huge_cold_ = false;
+  }
+
+  void set_cold_cost(std::int64_t nanoseconds) {
+    std::lock_guard<std::mutex> lock(m_);
+    cold_ns_ = nanoseconds;
   }
 
   fresh_pages fresh_policy() {
@@ -245,6 +253,7 @@ class pool {
     s.peak_in_use_bytes = static_cast<std::int64_t>(peak_in_use_);
     s.pool_bytes = static_cast<std::int64_t>(halves_[0].used + halves_[1].used);
     s.untouched_bytes = static_cast<std::int64_t>(untouched_);
+    s.huge_pages_cold = huge_cold_;
     return s;
   }
 
@@ -252,11 +261,14 @@ class pool {
   // A block carved for allocate() (nullptr: none), and whether to populate
   // it: a small-page block some of whose pages may be unmapped (never
   // touched, or handed back). start_toucher: the carve also queued a range
-  // to be touched ahead, and no worker is at the queue yet.
+  // to be touched ahead, and no worker is at the queue yet. probe: a large
+  // block of untouched huge-page memory under fresh_pages::by_cost, whose
+  // first write allocate() times.
   struct carved {
     char* block = nullptr;
     bool populate = false;
     bool start_toucher = false;
+    bool probe = false;
   };
 
   // A range of the small-page half set aside to be touched ahead.
@@ -306,6 +318,7 @@ class pool {
     char* block = h.base + at;
     unpoison(block, need);
     carved c{block, !backed && &h == &halves_[small_half]};
+    c.probe = !backed && &h == &halves_[huge_half] && fresh_ == fresh_pages::by_cost && !huge_cold_;
     // Past the small-page half's old end: set the next touch_ahead_ bytes
     // aside for an idle worker to touch, unless that many wait already or
     // the cache has no room for them.
@@ -419,14 +432,39 @@ class pool {
 
   static std::size_t round_up(std::size_t bytes) { return (bytes + granule - 1) / granule * granule; }
 
-  // The half a block of `need` bytes comes from under the policy.
+  // The half a block of `need` bytes comes from under the policy. Under
+  // by_cost with huge pages cold, a large block still takes a free
+  // huge-page range whose pages are mapped (its cost is paid), else small
+  // pages. Under the lock.
   std::size_t half_for(std::size_t need) const noexcept {
     switch (fresh_) {
       case fresh_pages::huge: return huge_half;
       case fresh_pages::small: return small_half;
       case fresh_pages::by_block_size: break;
+      case fresh_pages::by_cost:
+        if (need >= small_page_block_limit && huge_cold_) {
+          const half& h = halves_[huge_half];
+          const auto best = h.by_size.lower_bound({need, 0});
+          return best != h.by_size.end() && h.by_address.at(best->second).backed ? huge_half : small_half;
+        }
+        break;
     }
     return need < small_page_block_limit ? small_half : huge_half;
+  }
+
+  // Times the first write to the first whole huge page of a fresh block
+  // (blocks of by_cost's probes are 16 MiB and more, so one is inside) and
+  // marks huge pages cold when it took longer than cold_ns_. The block is
+  // the caller's and not yet written, so the byte written is of no account.
+  void probe_huge_page(char* block, std::size_t need) noexcept {
+    const auto aligned = (reinterpret_cast<std::uintptr_t>(block) + huge_page - 1) & ~(huge_page - 1);
+    if (aligned + huge_page > reinterpret_cast<std::uintptr_t>(block) + need) return;
+    const auto start = std::chrono::steady_clock::now();
+    *reinterpret_cast<volatile char*>(aligned) = 0;
+    const auto took = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start);
+    std::lock_guard<std::mutex> lock(m_);
+    ++stats_.huge_page_probes;
+    if (took.count() > cold_ns_) huge_cold_ = true;
   }
 
   // Makes [at, at + size) of h a free range, merged with its free
@@ -520,6 +558,8 @@ class pool {
   std::size_t limit_ = default_limit();
   bool tried_ = false;
   fresh_pages fresh_ = fresh_pages::by_block_size;
+  bool huge_cold_ = false;  // by_cost: a probe was over cold_ns_
+  std::int64_t cold_ns_ = tuning::allocator_cold_huge_page_ns;
   std::size_t touch_ahead_ = static_cast<std::size_t>(tuning::allocator_touch_ahead_bytes);
   std::size_t untouched_ = 0;  // bytes set aside by carve and not touched yet
   // Ranges set aside and not yet taken by the worker (at most two wait: a
@@ -550,9 +590,15 @@ std::int64_t buffer_cache_limit() { return static_cast<std::int64_t>(shared_pool
 void release_buffer_cache() { shared_pool().release_all(); }
 
 void set_fresh_pages(fresh_pages policy) {
-  if (policy != fresh_pages::huge && policy != fresh_pages::small && policy != fresh_pages::by_block_size)
+  if (policy != fresh_pages::huge && policy != fresh_pages::small && policy != fresh_pages::by_block_size &&
+      policy != fresh_pages::by_cost)
     detail::throw_invalid("set_fresh_pages", "unknown policy ", static_cast<int>(policy));
   shared_pool().set_fresh_pages(policy);
+}
+
+void set_cold_huge_page_cost(std::int64_t nanoseconds) {
+  if (nanoseconds < 0) detail::throw_invalid("set_cold_huge_page_cost", "negative cost ", nanoseconds, " ns");
+  shared_pool().set_cold_cost(nanoseconds);
 }
 
 fresh_pages fresh_page_policy() { return shared_pool().fresh_policy(); }

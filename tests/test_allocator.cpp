@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdint>
 #include <fstream>
+#include <limits>
 #include <new>
 #include <random>
 #include <sstream>
@@ -244,6 +245,59 @@ TEST_CASE("allocator: fresh memory takes small or huge pages by the policy and t
   CHECK(held.front()[held.front().size() - 1] == 'x');
   CHECK_THROWS_WITH_AS(vseg::set_fresh_pages(static_cast<vseg::fresh_pages>(7)),
                        doctest::Contains("set_fresh_pages"), std::invalid_argument);
+}
+
+TEST_CASE("allocator: by_cost keeps huge pages while a fresh one is cheap, and takes small pages once one is cold") {
+  // The probe is timed, so the test sets the cold cost at both ends (never
+  // cold, always cold) and checks where the blocks go, not the timing.
+  struct policy_guard {
+    vseg::fresh_pages saved = vseg::fresh_page_policy();
+    ~policy_guard() {
+      vseg::set_cold_huge_page_cost(vseg::tuning::allocator_cold_huge_page_ns);
+      vseg::set_fresh_pages(saved);
+    }
+  } guard;
+  const std::int64_t above = vseg::tuning::allocator_small_page_block_limit + mib;
+  std::vector<buffer<char>> held;
+
+  // Never cold: every large fresh block is probed and takes huge pages.
+  vseg::set_cold_huge_page_cost(std::numeric_limits<std::int64_t>::max());
+  vseg::set_fresh_pages(vseg::fresh_pages::by_cost);
+  CHECK(vseg::fresh_page_policy() == vseg::fresh_pages::by_cost);
+  const std::int64_t probes = vseg::allocator_stats().huge_page_probes;
+  CHECK(advised_huge(flags_of_fresh_block(held, above)));
+  CHECK(advised_huge(flags_of_fresh_block(held, above)));
+  CHECK(vseg::allocator_stats().huge_page_probes == probes + 2);
+  CHECK_FALSE(vseg::allocator_stats().huge_pages_cold);
+
+  // Always cold: the first probe marks huge pages cold, and the next large
+  // fresh block takes small pages; small blocks take small pages throughout.
+  vseg::set_cold_huge_page_cost(0);
+  vseg::set_fresh_pages(vseg::fresh_pages::by_cost);
+  CHECK_FALSE(vseg::allocator_stats().huge_pages_cold);
+  CHECK(advised_huge(flags_of_fresh_block(held, above)));
+  CHECK(vseg::allocator_stats().huge_pages_cold);
+  const std::int64_t cold_probes = vseg::allocator_stats().huge_page_probes;
+  CHECK(advised_small(flags_of_fresh_block(held, above)));
+  CHECK(advised_small(flags_of_fresh_block(held, mib)));
+  CHECK(vseg::allocator_stats().huge_page_probes == cold_probes);  // no probe once cold
+
+  // A freed huge-page block is still mapped: a large block reuses such a
+  // range rather than take fresh small pages.
+  held.erase(held.begin());
+  const auto before = vseg::allocator_stats();
+  auto again = buffer<char>::for_overwrite(above);
+  CHECK(vseg::allocator_stats().reused_blocks == before.reused_blocks + 1);
+  CHECK(vseg::allocator_stats().fresh_blocks == before.fresh_blocks);
+  CHECK(advised_huge(vm_flags_of(again.data() + above - 1)));
+
+  // Setting the policy again forgets the cold probe.
+  vseg::set_fresh_pages(vseg::fresh_pages::by_cost);
+  CHECK_FALSE(vseg::allocator_stats().huge_pages_cold);
+  for (auto& b : held) b[b.size() - 1] = 'x';
+  CHECK(held.back()[held.back().size() - 1] == 'x');
+  CHECK_THROWS_WITH_AS(vseg::set_cold_huge_page_cost(-1), doctest::Contains("set_cold_huge_page_cost"),
+                       std::invalid_argument);
 }
 
 namespace {

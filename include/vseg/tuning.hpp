@@ -166,6 +166,11 @@ inline constexpr std::int64_t allocator_thread_cache_bytes = 2 * 1024 * 1024;
 // gains little from huge pages, while radix's 40 MB permutes measurably do
 // (46% more user time on small pages, notes/allocator.md).
 inline constexpr std::int64_t allocator_small_page_block_limit = 16 * 1024 * 1024;
+// Under fresh_pages::by_cost, a fresh huge page (2 MiB) whose first write
+// takes longer than this counts as cold: 1 ms per MiB, above the 0.4-0.7 ms
+// per MiB of fresh small pages here and far above a warm huge page's ~0.1
+// (bench/first_touch; notes/allocator.md, "Chosen by cost").
+inline constexpr std::int64_t allocator_cold_huge_page_ns = 2'000'000;
 // When the pool carves a small-page block past its high-water mark, the
 // next this-many bytes past it are touched ahead on an idle worker
 // (set_touch_ahead), in pieces of allocator_touch_piece_bytes, each free for

@@ -34,8 +34,10 @@ void usage(std::FILE* to) {
       "  --stats-shapes    --stats, plus the time per operation and operand shapes (sizes of the top stack entries)\n"
       "  --trace           print every instruction and the stack's shape to standard error\n"
       "  --sandbox         refuse SPAWN, FOPEN, FCLOSE, FREAD, FREAD_CHAR and FWRITE (see below)\n"
-      "  --fresh-pages P   back vector memory by small pages below 16 MiB and huge ones above\n"
-      "                    (by-size, the default), or all by huge or all by small pages\n"
+      "  --fresh-pages P   by-cost (the default): back vector memory by small pages below 16 MiB\n"
+      "                    and huge ones above, until a fresh huge page is timed slower than\n"
+      "                    1 ms per MiB, then by small pages; by-size: without the timing;\n"
+      "                    or all by huge or all by small pages\n"
       "  --touch-ahead MIB touch this many MiB of fresh memory ahead on an idle thread\n"
       "                    (default 16; 0: none)\n"
       "  -h, --help        show this help\n"
@@ -61,7 +63,7 @@ int main(int argc, char** argv) {
   vseg::vcode::run_options options;
   long long threads = 0;
   bool stats = false;
-  vseg::fresh_pages fresh_pages = vseg::fresh_pages::by_block_size;
+  vseg::fresh_pages fresh_pages = vseg::fresh_pages::by_cost;
   long long touch_ahead_mib = vseg::touch_ahead() >> 20;
   const char* file = nullptr;
   for (int i = 1; i < argc; ++i) {
@@ -85,8 +87,9 @@ int main(int argc, char** argv) {
       if (p == "by-size") fresh_pages = vseg::fresh_pages::by_block_size;
       else if (p == "huge") fresh_pages = vseg::fresh_pages::huge;
       else if (p == "small") fresh_pages = vseg::fresh_pages::small;
+      else if (p == "by-cost") fresh_pages = vseg::fresh_pages::by_cost;
       else {
-        std::fprintf(stderr, "vseg-vcode: --fresh-pages needs by-size, huge or small, not '%s'\n", p.c_str());
+        std::fprintf(stderr, "vseg-vcode: --fresh-pages needs by-size, by-cost, huge or small, not '%s'\n", p.c_str());
         usage(stderr);
         return 2;
       }
@@ -161,6 +164,9 @@ int main(int argc, char** argv) {
                    static_cast<double>(pool.pool_bytes) / (1 << 20),
                    static_cast<double>(pool.peak_in_use_bytes) / (1 << 20), static_cast<long long>(pool.fresh_blocks),
                    static_cast<long long>(pool.reused_blocks), static_cast<long long>(pool.fallback_blocks));
+      if (pool.huge_page_probes > 0)
+        std::fprintf(stderr, "  fresh huge pages: %lld timed, %s\n", static_cast<long long>(pool.huge_page_probes),
+                     pool.huge_pages_cold ? "cold (large blocks then took small pages)" : "never cold");
       if (!result.shapes.empty()) std::fprintf(stderr, "by operand shapes (the 40 costliest):\n");
       for (std::size_t k = 0; k < result.shapes.size() && k < 40; ++k)
         std::fprintf(stderr, "  %10lld  %10.6f s  %s\n", static_cast<long long>(result.shapes[k].count),

@@ -72,6 +72,8 @@ struct allocator_statistics {
   std::int64_t released_bytes = 0;  // bytes handed back to the system so far
   std::int64_t touched_ahead_bytes = 0;  // bytes touched ahead on an idle worker so far (set_touch_ahead)
   std::int64_t untouched_bytes = 0;      // bytes set aside to be touched ahead, not touched yet
+  std::int64_t huge_page_probes = 0;     // first writes timed under fresh_pages::by_cost
+  bool huge_pages_cold = false;          // a probe was over the cold cost: large blocks take small pages
 };
 
 // The shared pool's counters now. O(1), takes the pool's lock.
@@ -93,7 +95,20 @@ enum class fresh_pages {
   by_block_size,  // small pages below tuning::allocator_small_page_block_limit, huge from there (the default)
   huge,           // transparent huge pages advised, for every block
   small,          // advised against, for every block: the system's base pages
+  by_cost,        // by_block_size while fresh huge pages are measured cheap (below)
 };
+// Under fresh_pages::by_cost the pool times the first write to one huge page
+// of each large block it carves from untouched huge-page memory. Once such a
+// write takes longer than the cold cost (set_cold_huge_page_cost; default
+// tuning::allocator_cold_huge_page_ns), later large blocks take small pages
+// as well, but for free huge-page ranges already mapped, until
+// set_fresh_pages is called again. On a VM whose host takes freed memory
+// back, a fresh huge page costs 2-4 ms per MiB on some days and less than a
+// small page on others (notes/allocator.md, "Chosen by cost").
+//
+// Sets the cold cost of one huge page's first write, in nanoseconds (0:
+// every probe is cold). Throws std::invalid_argument for a negative value.
+void set_cold_huge_page_cost(std::int64_t nanoseconds);
 
 // Sets the policy for blocks allocated from now on (a block in use keeps
 // its pages; a freed one serves later blocks of its kind). Throws
