@@ -100,9 +100,9 @@ enum class fresh_pages {
 // Under fresh_pages::by_cost the pool times the first write to one huge page
 // of each large block it carves from untouched huge-page memory. Once such a
 // write takes longer than the cold cost (set_cold_huge_page_cost; default
-// tuning::allocator_cold_huge_page_ns), later large blocks take small pages
-// as well, but for free huge-page ranges already mapped, until
-// set_fresh_pages is called again. On a VM whose host takes freed memory
+// tuning::allocator_cold_huge_page_ns), a later large block takes a free
+// huge-page range that is still mapped if one fits and small pages
+// otherwise, until set_fresh_pages is called again. On a VM whose host takes freed memory
 // back, a fresh huge page costs 2-4 ms per MiB on some days and less than a
 // small page on others (notes/allocator.md, "Chosen by cost").
 //
