@@ -451,6 +451,66 @@ TEST_CASE("extract_s and replace_s_into with one index k for every segment match
   CHECK(three == std::vector<int>{7, 2, 8});
 }
 
+TEST_CASE("extract_s and replace_s over thousands of long segments split by the strided grain and match a serial loop") {
+  // 3,000 segments of 16-40 ints (listed) and of 24 (uniform): a line or
+  // more per segment, so the loops run in chunks of the strided grain.
+  auto rng = seeded(14);
+  const std::int64_t segments = 3000;
+  for (const bool uniform : {false, true}) {
+    INFO("uniform = " << uniform);
+    auto lengths = uniform ? std::vector<std::int64_t>(segments, 24) : random_ints(rng, segments, 16, 40);
+    auto s = segd::from_lengths(array<std::int64_t>(lengths));
+    REQUIRE((s.uniform_length() >= 0) == uniform);
+    REQUIRE(vseg::detail::one_per_segment_grain(s, sizeof(int)) == vseg::tuning::one_per_segment_strided_grain);
+    REQUIRE(vseg::tuning::one_per_segment_strided_grain < segments);
+    // Segments of one element, or bytes, are not strided.
+    CHECK(vseg::detail::one_per_segment_grain(segd::from_lengths(vseg::fill<std::int64_t>(segments, 1)), sizeof(int)) ==
+          vseg::tuning::elementwise_grain);
+    CHECK(vseg::detail::one_per_segment_grain(s, sizeof(bool)) == vseg::tuning::elementwise_grain);
+    std::vector<int> data(static_cast<std::size_t>(s.elements()));
+    std::iota(data.begin(), data.end(), 0);
+    std::vector<std::int32_t> idx(static_cast<std::size_t>(segments));
+    std::vector<int> values(static_cast<std::size_t>(segments));
+    std::vector<int> want_extract(static_cast<std::size_t>(segments));
+    std::vector<int> want_replace = data;
+    std::int64_t start = 0;
+    for (std::int64_t j = 0; j < segments; ++j) {
+      const auto u = static_cast<std::size_t>(j);
+      idx[u] = static_cast<std::int32_t>(rng() % static_cast<std::uint64_t>(lengths[u]));
+      values[u] = -1 - static_cast<int>(j);
+      want_extract[u] = data[static_cast<std::size_t>(start + idx[u])];
+      want_replace[static_cast<std::size_t>(start + idx[u])] = values[u];
+      start += lengths[u];
+    }
+    const array<int> xs(data);
+    for_each_thread_count([&](int) {
+      CHECK(vseg::to_vector(vseg::extract_s(s, xs, array<std::int32_t>(idx))) == want_extract);
+      CHECK(vseg::to_vector(vseg::replace_s(s, xs, array<std::int32_t>(idx), array<int>(values))) == want_replace);
+      // One k for every segment: element 15 of each.
+      auto by_k = vseg::to_vector(vseg::extract_s(s, xs, std::int64_t{15}));
+      std::vector<int> in_place = data;
+      vseg::replace_s_into(s, std::span<int>(in_place), std::int64_t{15}, array<int>(values));
+      for (std::int64_t j = 0; j < segments; ++j) {
+        const auto at = static_cast<std::size_t>(s.start(j) + 15);
+        CHECK(by_k[static_cast<std::size_t>(j)] == data[at]);
+        CHECK(in_place[at] == values[static_cast<std::size_t>(j)]);
+      }
+      // Bad indices in two chunks: the first is named, and the data is unchanged.
+      auto wrong = idx;
+      wrong[2500] = static_cast<std::int32_t>(lengths[2500]);
+      wrong[2900] = -1;
+      const std::string message = "index " + std::to_string(lengths[2500]) + " outside segment 2500 of length " +
+                                  std::to_string(lengths[2500]);
+      CHECK_THROWS_WITH_AS(vseg::extract_s(s, xs, array<std::int32_t>(wrong)), doctest::Contains(message.c_str()),
+                           std::out_of_range);
+      std::vector<int> unchanged = data;
+      CHECK_THROWS_WITH_AS(vseg::replace_s_into(s, std::span<int>(unchanged), array<std::int32_t>(wrong), array<int>(values)),
+                           doctest::Contains(message.c_str()), std::out_of_range);
+      CHECK(unchanged == data);
+    });
+  }
+}
+
 TEST_CASE("all_in_range compares at the index's width without wrapping") {
   const std::vector<std::int32_t> narrow{0, 5, INT32_MAX};
   CHECK(vseg::detail::all_in_range(narrow.data(), 0, 3, std::int64_t{1} << 40));  // bound beyond int32

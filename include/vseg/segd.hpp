@@ -12,12 +12,15 @@
 //          (vseg/nested/vsegd.hpp).
 #pragma once
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <span>
 #include <type_traits>
 
 #include "vseg/array.hpp"
+#include "vseg/tuning.hpp"
 
 namespace vseg {
 
@@ -122,6 +125,16 @@ template <class F>
 decltype(auto) with_layout(const segd& s, F&& f) {
   if (s.uniform_length() >= 0) return f(uniform_layout{s.uniform_length()});
   return f(listed_layout{s.starts().data(), s.lengths().data()});
+}
+
+// The grain of a loop over s's segments that touches one element of
+// `element_bytes` in each (extract_s, replace_s): the element-wise grain,
+// or tuning::one_per_segment_strided_grain when the segments average a
+// cache line or more, so that no two of those elements share a line.
+inline std::int64_t one_per_segment_grain(const segd& s, std::size_t element_bytes) noexcept {
+  const std::int64_t per_line = std::max<std::int64_t>(1, tuning::cache_line_bytes / static_cast<std::int64_t>(element_bytes));
+  const bool strided = s.segments() > 0 && s.elements() / s.segments() >= per_line;
+  return strided ? tuning::one_per_segment_strided_grain : tuning::elementwise_grain;
 }
 
 }  // namespace detail

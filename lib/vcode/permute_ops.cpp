@@ -237,7 +237,9 @@ void machine::replace() {  // data index values segd
   // Shared: copy once into a new buffer, then replace; the copy is the
   // only reference, so the next REPLACE of it is in place.
   auto out = buffer<T>::for_overwrite(data.size());
-  std::copy(data.begin(), data.end(), out.begin());
+  vseg::detail::parallel_for(static_cast<std::int64_t>(data.size()), [o = out.data(), from = data.data()](std::int64_t lo, std::int64_t hi) {
+    std::copy(from + lo, from + hi, o + lo);
+  });
   write(out.span());
   finish(4, wrap_value(std::move(out).freeze()));
 }

@@ -30,7 +30,8 @@ array<T> extract_by(const segd& s, std::span<const T> in, Ix ix) {
     // reads element 0 instead (the value is discarded), so the loop has no
     // branch and its loads overlap; the bad position is looked for only when
     // some index failed.
-    parallel_for(s.segments(), [&bad, lay = layout, src = in.data(), ix, o = out.data()](std::int64_t lo, std::int64_t hi) {
+    const std::int64_t grain = one_per_segment_grain(s, sizeof(T));
+    parallel_for(s.segments(), grain, [&bad, lay = layout, src = in.data(), ix, o = out.data()](std::int64_t lo, std::int64_t hi) {
       if constexpr (is_uniform_layout<std::remove_cvref_t<decltype(lay)>>) {
         // Equal segments: a vectorised check, then a plain gather.
         if (ix.all_in_range(lo, hi, lay.each)) {

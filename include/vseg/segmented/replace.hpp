@@ -51,7 +51,7 @@ void replace_by(const segd& s, std::span<T> data, Ix ix, const V* v) {
   // One write per segment, to distinct positions: no two j collide.
   // The pointers live in the chunk's locals (the stores may alias them).
   with_layout(s, [&](const auto& layout) {
-    parallel_for(s.segments(), [lay = layout, o = data.data(), ix, v](std::int64_t lo, std::int64_t hi) {
+    parallel_for(s.segments(), one_per_segment_grain(s, sizeof(T)), [lay = layout, o = data.data(), ix, v](std::int64_t lo, std::int64_t hi) {
       for (std::int64_t j = lo; j < hi; ++j) o[lay.start(j) + ix[j]] = static_cast<T>(v[j]);
     });
   });
