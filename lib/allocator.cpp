@@ -226,6 +226,10 @@ class pool {
     std::lock_guard<std::mutex> lock(m_);
     fresh_ = policy;
     huge_cold_ = false;
+    // Undo the small-page advice of cold probes' blocks (probe_huge_page):
+    // the half is one huge-page mapping again.
+    if (huge_half_split_) madvise(halves_[huge_half].base, half_size_, MADV_HUGEPAGE);
+    huge_half_split_ = false;
   }
 
   void set_cold_cost(std::int64_t nanoseconds) {
@@ -456,15 +460,33 @@ class pool {
   // (blocks of by_cost's probes are 16 MiB and more, so one is inside) and
   // marks huge pages cold when it took longer than cold_ns_. The block is
   // the caller's and not yet written, so the byte written is of no account.
+  //
+  // A cold probe also moves the rest of its block, past the probed page, to
+  // small pages, populated in one call: the caller is about to write all of
+  // it, and at the cost just timed a fresh 80 MB block's 39 further huge
+  // pages cost several times what its small pages do (notes/allocator.md,
+  // "A cold probe's block"). set_fresh_pages advises the half for huge
+  // pages again.
   void probe_huge_page(char* block, std::size_t need) noexcept {
     const auto aligned = (reinterpret_cast<std::uintptr_t>(block) + huge_page - 1) & ~(huge_page - 1);
     if (aligned + huge_page > reinterpret_cast<std::uintptr_t>(block) + need) return;
     const auto start = std::chrono::steady_clock::now();
     *reinterpret_cast<volatile char*>(aligned) = 0;
     const auto took = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start);
-    std::lock_guard<std::mutex> lock(m_);
-    ++stats_.huge_page_probes;
-    if (took.count() > cold_ns_) huge_cold_ = true;
+    bool cold = false;
+    {
+      std::lock_guard<std::mutex> lock(m_);
+      ++stats_.huge_page_probes;
+      cold = took.count() > cold_ns_;
+      if (cold) {
+        huge_cold_ = true;
+        huge_half_split_ = true;
+      }
+    }
+    char* rest = reinterpret_cast<char*>(aligned) + huge_page;
+    if (!cold || rest >= block + need) return;
+    const auto bytes = static_cast<std::size_t>(block + need - rest);
+    if (madvise(rest, bytes, MADV_NOHUGEPAGE) == 0) populate_pages(rest, bytes);
   }
 
   // Makes [at, at + size) of h a free range, merged with its free
@@ -559,6 +581,7 @@ class pool {
   bool tried_ = false;
   fresh_pages fresh_ = fresh_pages::by_block_size;
   bool huge_cold_ = false;  // by_cost: a probe was over cold_ns_
+  bool huge_half_split_ = false;  // a cold probe's block advised for small pages since set_fresh_pages
   std::int64_t cold_ns_ = tuning::allocator_cold_huge_page_ns;
   std::size_t touch_ahead_ = static_cast<std::size_t>(tuning::allocator_touch_ahead_bytes);
   std::size_t untouched_ = 0;  // bytes set aside by carve and not touched yet

@@ -216,6 +216,15 @@ std::string flags_of_fresh_block(std::vector<buffer<char>>& held, std::int64_t b
   return "(no fresh block)";
 }
 
+constexpr std::int64_t huge_page_bytes = std::int64_t{2} << 20;
+
+// The first 2 MiB-aligned address at or after p.
+const char* first_whole_huge_page(const char* p) {
+  const auto at = reinterpret_cast<std::uintptr_t>(p);
+  const auto page = static_cast<std::uintptr_t>(huge_page_bytes);
+  return p + static_cast<std::ptrdiff_t>((page - at % page) % page);
+}
+
 bool advised_small(const std::string& flags) { return has_flag(flags, "nh") && !has_flag(flags, "hg"); }
 bool advised_huge(const std::string& flags) { return has_flag(flags, "hg") && !has_flag(flags, "nh"); }
 
@@ -270,13 +279,18 @@ TEST_CASE("allocator: by_cost keeps huge pages while a fresh one is cheap, and t
   CHECK(vseg::allocator_stats().huge_page_probes == probes + 2);
   CHECK_FALSE(vseg::allocator_stats().huge_pages_cold);
 
-  // Always cold: the first probe marks huge pages cold, and the next large
-  // fresh block takes small pages; small blocks take small pages throughout.
+  // Always cold: the first probe marks huge pages cold and moves the rest of
+  // its block, past the probed page, to small pages; the next large fresh
+  // block takes small pages; small blocks take small pages throughout.
   vseg::set_cold_huge_page_cost(0);
   vseg::set_fresh_pages(vseg::fresh_pages::by_cost);
   CHECK_FALSE(vseg::allocator_stats().huge_pages_cold);
-  CHECK(advised_huge(flags_of_fresh_block(held, above)));
+  CHECK(advised_small(flags_of_fresh_block(held, above)));
   CHECK(vseg::allocator_stats().huge_pages_cold);
+  const char* probed = held.back().data();
+  const char* probed_page = first_whole_huge_page(probed);
+  CHECK(advised_huge(vm_flags_of(probed_page)));
+  CHECK(advised_small(vm_flags_of(probed_page + huge_page_bytes)));
   const std::int64_t cold_probes = vseg::allocator_stats().huge_page_probes;
   CHECK(advised_small(flags_of_fresh_block(held, above)));
   CHECK(advised_small(flags_of_fresh_block(held, mib)));
@@ -291,9 +305,12 @@ TEST_CASE("allocator: by_cost keeps huge pages while a fresh one is cheap, and t
   CHECK(vseg::allocator_stats().fresh_blocks == before.fresh_blocks);
   CHECK(advised_huge(vm_flags_of(again.data() + above - 1)));
 
-  // Setting the policy again forgets the cold probe.
+  // Setting the policy again forgets the cold probe, and the probed block's
+  // rest is advised for huge pages again.
   vseg::set_fresh_pages(vseg::fresh_pages::by_cost);
   CHECK_FALSE(vseg::allocator_stats().huge_pages_cold);
+  CHECK(advised_huge(vm_flags_of(probed_page + huge_page_bytes)));
+  CHECK(advised_huge(vm_flags_of(probed + above - 1)));
   for (auto& b : held) b[b.size() - 1] = 'x';
   CHECK(held.back()[held.back().size() - 1] == 'x');
   CHECK_THROWS_WITH_AS(vseg::set_cold_huge_page_cost(-1), doctest::Contains("set_cold_huge_page_cost"),
