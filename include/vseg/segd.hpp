@@ -130,7 +130,7 @@ decltype(auto) with_layout(const segd& s, F&& f) {
 // The grain of a loop over s's segments that touches one element of
 // `element_bytes` in each (extract_s, replace_s): the element-wise grain,
 // or tuning::one_per_segment_strided_grain when the segments average a
-// cache line or more, so that no two of those elements share a line.
+// cache line or more, so that those elements, on average, share no line.
 inline std::int64_t one_per_segment_grain(const segd& s, std::size_t element_bytes) noexcept {
   const std::int64_t per_line = std::max<std::int64_t>(1, tuning::cache_line_bytes / static_cast<std::int64_t>(element_bytes));
   const bool strided = s.segments() > 0 && s.elements() / s.segments() >= per_line;

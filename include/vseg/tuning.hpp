@@ -46,9 +46,9 @@ inline constexpr std::int64_t elementwise_grain = serial_cutoff;
 // Grain for a loop that reads or writes one element of each segment
 // (extract_s, replace_s) when the segments average a cache line or more
 // (detail::one_per_segment_grain): each element is then a line of its own,
-// and on 4 KiB pages a page of its own, at ~5 ns against ~0.3 ns for an
-// element of a contiguous loop, so 1024 of them are about the work of an
-// element-wise grain. radix.10000000's loop of EXTRACTs and REPLACEs by
+// and on 4 KiB pages a page of its own. radix's took ~5 ns each (15 us for
+// 3,163), more than ten times an element of a contiguous loop, so a chunk
+// of 1024 is still several microseconds of work. radix.10000000's loop of EXTRACTs and REPLACEs by
 // one index over 3,163 segments of 3,162 keys (notes/vcode.md, radix) ran
 // serially at 16384: EXTRACT 0.155 to 0.081 s, REPLACE 0.088 to 0.066 s;
 // 512 was slower than 1024. At most 1,000 segments (radix.1000000) stay
